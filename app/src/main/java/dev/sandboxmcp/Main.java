@@ -1,0 +1,85 @@
+package dev.sandboxmcp;
+
+import dev.sandboxmcp.audit.AuditLog;
+import dev.sandboxmcp.config.Config;
+import dev.sandboxmcp.config.ConfigException;
+import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.http.SandboxServer;
+import dev.sandboxmcp.tools.ReadFileTool;
+import dev.sandboxmcp.tools.RunCommandTool;
+import dev.sandboxmcp.tools.ServerInstructions;
+import dev.sandboxmcp.tools.ToolDispatcher;
+import dev.sandboxmcp.tools.WriteFileTool;
+import dev.sandboxmcp.workspace.Workspace;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Reads the configuration from the environment, starts the server, and stops it on SIGTERM. */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        if (args.length > 0 && !args[0].equals("serve")) {
+            System.err.println("sandbox-mcp: unknown command '" + args[0] + "'; usage: java -jar sandbox-mcp.jar [serve]");
+            System.exit(2);
+        }
+        Config config;
+        try {
+            config = Config.fromEnvironment(System.getenv());
+        } catch (ConfigException e) {
+            System.err.println("sandbox-mcp: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        try {
+            Running running = start(config, System.getenv());
+            Runtime.getRuntime().addShutdownHook(new Thread(running::close, "shutdown"));
+        } catch (IOException | RuntimeException e) {
+            System.err.println("sandbox-mcp: cannot start: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+
+    /** A started server and what it owns; closing it stops everything in order. */
+    public record Running(SandboxServer server, CommandRunner runner, Workspace workspace) implements AutoCloseable {
+        @Override
+        public void close() {
+            server.close();
+            runner.close();
+            try {
+                workspace.close();
+            } catch (IOException ignored) {
+                // the process is ending
+            }
+        }
+    }
+
+    /** Wires and starts the server; {@code environment} is what commands inherit, minus secrets. */
+    public static Running start(Config config, Map<String, String> environment) throws IOException {
+        ProcessHardening.disableDumpable();
+        Workspace workspace = Workspace.open(config.workspace());
+        CommandRunner runner = new CommandRunner(commandEnvironment(environment), config.limits().outputCapBytes(),
+                config.limits().killGrace(), config.limits().maxConcurrentCommands());
+        ToolDispatcher tools = new ToolDispatcher(List.of(
+                new RunCommandTool(runner, workspace, config.limits()),
+                new ReadFileTool(workspace, config.limits()),
+                new WriteFileTool(workspace, config.limits())), new AuditLog(System.out));
+        SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(config.limits()), version());
+        return new Running(server, runner, workspace);
+    }
+
+    static Map<String, String> commandEnvironment(Map<String, String> environment) {
+        Map<String, String> env = new HashMap<>(environment);
+        Config.SECRET_VARIABLES.forEach(env::remove);
+        return env;
+    }
+
+    private static String version() {
+        String version = Main.class.getPackage().getImplementationVersion();
+        return version == null ? "dev" : version;
+    }
+}

@@ -1,0 +1,19 @@
+package dev.sandboxmcp.audit;
+
+import java.time.Instant;
+
+/**
+ * One tool call, as it goes into the audit log. Holds what was asked (the command or path) and
+ * how it ended, never file contents, command output or credentials.
+ *
+ * @param target   the command line or the path the call named
+ * @param outcome  "ok", "error" or "timeout"
+ * @param exitCode the command's exit code, or null for file tools
+ * @param bytes    bytes read, written or printed, or null when none
+ * @param client   the caller's address (first X-Forwarded-For hop when present)
+ * @param peer     the address of the TCP peer (a proxy, when there is one)
+ * @param error    the error message given to the assistant, or null
+ */
+public record AuditEvent(Instant time, String tool, String target, String outcome, Integer exitCode, Long bytes,
+        long durationMillis, String client, String peer, String error) {
+}

@@ -1,0 +1,183 @@
+package dev.sandboxmcp.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The server's whole configuration, read once from the environment (twelve-factor).
+ *
+ * @param host           interface to listen on
+ * @param port           TCP port to listen on (0 picks a free one)
+ * @param basePath       public prefix of every MCP path, "" or "/something" without a trailing slash
+ * @param workspace      the directory the tools work in
+ * @param token          the bearer token clients must send
+ * @param allowedOrigins browser origins allowed to call (requests without Origin always pass)
+ * @param limits         sizes, timeouts and counts
+ */
+public record Config(String host, int port, String basePath, Path workspace, String token,
+        List<String> allowedOrigins, Limits limits) {
+
+    public static final int MIN_TOKEN_LENGTH = 32;
+    /** Environment variables that hold the secret; they are never passed on to commands. */
+    public static final List<String> SECRET_VARIABLES = List.of("MCP_AUTH_TOKEN", "MCP_AUTH_TOKEN_FILE");
+
+    private static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)*");
+    private static final Pattern TOKEN_CHARACTERS = Pattern.compile("[\\x21-\\x7E]+");
+
+    @Override
+    public String toString() {
+        return "Config[host=" + host + ", port=" + port + ", basePath=" + basePath + ", workspace=" + workspace
+                + ", token=(" + token.length() + " characters), allowedOrigins=" + allowedOrigins + ", limits=" + limits + "]";
+    }
+
+    /** Reads the configuration from {@code env}, the process environment or a test's map. */
+    public static Config fromEnvironment(Map<String, String> env) throws ConfigException {
+        EnvReader reader = new EnvReader(env);
+        HostPort address = HostPort.parse(reader.string("MCP_ADDR", "127.0.0.1:8000"));
+        String basePath = basePath(reader.string("MCP_BASE_PATH", "/mcp-sandbox"));
+        Path workspace = workspace(reader.string("MCP_WORKSPACE", "/workspace"));
+        String token = token(env);
+        List<String> origins = Arrays.stream(reader.string("MCP_ALLOWED_ORIGINS", "").split(","))
+                .map(String::strip).filter(s -> !s.isEmpty()).toList();
+
+        Limits defaults = Limits.defaults();
+        Duration maxTimeout = reader.seconds("MCP_COMMAND_TIMEOUT_MAX_SECONDS", defaults.maxTimeout(), 1, 3600);
+        Duration defaultTimeout = reader.seconds("MCP_COMMAND_TIMEOUT_SECONDS", defaults.defaultTimeout(), 1, 3600);
+        if (defaultTimeout.compareTo(maxTimeout) > 0) {
+            throw new ConfigException("MCP_COMMAND_TIMEOUT_SECONDS (" + defaultTimeout.toSeconds()
+                    + ") is larger than MCP_COMMAND_TIMEOUT_MAX_SECONDS (" + maxTimeout.toSeconds() + ")");
+        }
+        Limits limits = new Limits(
+                defaultTimeout,
+                maxTimeout,
+                reader.millis("MCP_KILL_GRACE_MILLIS", defaults.killGrace(), 0, 60_000),
+                reader.integer("MCP_OUTPUT_LIMIT_BYTES", defaults.outputCapBytes(), 1024, 64 * 1024 * 1024),
+                reader.integer("MCP_FILE_LIMIT_BYTES", defaults.fileMaxBytes(), 1024, 64 * 1024 * 1024),
+                reader.integer("MCP_MAX_CONCURRENT_COMMANDS", defaults.maxConcurrentCommands(), 1, 1024),
+                reader.integer("MCP_MAX_REQUEST_BYTES", defaults.maxRequestBytes(), 64 * 1024, 512 * 1024 * 1024),
+                reader.seconds("MCP_KEEPALIVE_SECONDS", defaults.keepAlive(), 1, 3600));
+        return new Config(address.host(), address.port(), basePath, workspace, token, origins, limits);
+    }
+
+    /** The MCP path for {@code suffix} ("/mcp", "/sse", ...) under the base path. */
+    public String path(String suffix) {
+        return basePath + suffix;
+    }
+
+    private static String basePath(String raw) throws ConfigException {
+        String value = raw.strip();
+        while (value.endsWith("/")) {
+            value = value.substring(0, value.length() - 1);
+        }
+        if (!value.isEmpty() && !value.startsWith("/")) {
+            value = "/" + value;
+        }
+        if (!BASE_PATH.matcher(value).matches()) {
+            throw new ConfigException("MCP_BASE_PATH must be a URL path such as /mcp-sandbox (letters, digits, . _ ~ -), got '" + raw + "'");
+        }
+        return value;
+    }
+
+    private static Path workspace(String raw) throws ConfigException {
+        Path path = Path.of(raw).toAbsolutePath().normalize();
+        if (!Files.exists(path)) {
+            throw new ConfigException("MCP_WORKSPACE " + path + " does not exist; create it or point MCP_WORKSPACE at your development directory");
+        }
+        if (!Files.isDirectory(path)) {
+            throw new ConfigException("MCP_WORKSPACE " + path + " is not a directory");
+        }
+        return path;
+    }
+
+    private static String token(Map<String, String> env) throws ConfigException {
+        String inline = env.get("MCP_AUTH_TOKEN");
+        String file = env.get("MCP_AUTH_TOKEN_FILE");
+        boolean hasInline = inline != null && !inline.isEmpty();
+        boolean hasFile = file != null && !file.isEmpty();
+        if (hasInline && hasFile) {
+            throw new ConfigException("set MCP_AUTH_TOKEN or MCP_AUTH_TOKEN_FILE, not both");
+        }
+        String token;
+        if (hasFile) {
+            try {
+                token = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                throw new ConfigException("MCP_AUTH_TOKEN_FILE " + file + " cannot be read: " + e.getClass().getSimpleName());
+            }
+        } else if (hasInline) {
+            token = inline;
+        } else {
+            throw new ConfigException("MCP_AUTH_TOKEN (or MCP_AUTH_TOKEN_FILE) is required: a random secret of at least "
+                    + MIN_TOKEN_LENGTH + " characters, e.g. openssl rand -hex 24");
+        }
+        String source = hasFile ? "the token in MCP_AUTH_TOKEN_FILE" : "MCP_AUTH_TOKEN";
+        if (token.length() < MIN_TOKEN_LENGTH) {
+            throw new ConfigException(source + " is " + token.length() + " characters; at least " + MIN_TOKEN_LENGTH + " are required");
+        }
+        if (!TOKEN_CHARACTERS.matcher(token).matches()) {
+            throw new ConfigException(source + " may hold only printable ASCII without spaces");
+        }
+        return token;
+    }
+
+    private record HostPort(String host, int port) {
+        static HostPort parse(String raw) throws ConfigException {
+            int colon = raw.lastIndexOf(':');
+            if (colon < 0) {
+                throw new ConfigException("MCP_ADDR must be host:port or :port, got '" + raw + "'");
+            }
+            String host = raw.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(raw.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new ConfigException("MCP_ADDR must be host:port or :port, got '" + raw + "'");
+            }
+            if (port < 0 || port > 65535) {
+                throw new ConfigException("MCP_ADDR port must be from 0 to 65535, got " + port);
+            }
+            return new HostPort(host.isEmpty() ? "0.0.0.0" : host, port);
+        }
+    }
+
+    private record EnvReader(Map<String, String> env) {
+        String string(String name, String fallback) {
+            String value = env.get(name);
+            return value == null || value.isBlank() ? fallback : value.strip();
+        }
+
+        int integer(String name, int fallback, int min, int max) throws ConfigException {
+            String value = env.get(name);
+            if (value == null || value.isBlank()) {
+                return fallback;
+            }
+            try {
+                int parsed = Integer.parseInt(value.strip());
+                if (parsed >= min && parsed <= max) {
+                    return parsed;
+                }
+            } catch (NumberFormatException ignored) {
+                // reported below
+            }
+            throw new ConfigException(name + " must be a whole number from " + min + " to " + max + ", got '" + value + "'");
+        }
+
+        Duration seconds(String name, Duration fallback, int min, int max) throws ConfigException {
+            return Duration.ofSeconds(integer(name, (int) fallback.toSeconds(), min, max));
+        }
+
+        Duration millis(String name, Duration fallback, int min, int max) throws ConfigException {
+            return Duration.ofMillis(integer(name, (int) fallback.toMillis(), min, max));
+        }
+    }
+}

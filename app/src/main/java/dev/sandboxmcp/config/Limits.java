@@ -1,0 +1,31 @@
+package dev.sandboxmcp.config;
+
+import java.time.Duration;
+
+/**
+ * Every bound the server enforces, in one place.
+ *
+ * @param defaultTimeout     a command's deadline when the caller names none
+ * @param maxTimeout         the longest deadline a caller may ask for
+ * @param killGrace          time between SIGTERM and SIGKILL for a command's processes
+ * @param outputCapBytes     bytes kept of each of stdout and stderr
+ * @param fileMaxBytes       largest file read and largest content written in one call
+ * @param maxConcurrentCommands commands that may run at once
+ * @param maxRequestBytes    largest MCP message body accepted (larger gets 413)
+ * @param keepAlive          interval of keep-alive pings on open event streams
+ */
+public record Limits(
+        Duration defaultTimeout,
+        Duration maxTimeout,
+        Duration killGrace,
+        int outputCapBytes,
+        int fileMaxBytes,
+        int maxConcurrentCommands,
+        int maxRequestBytes,
+        Duration keepAlive) {
+
+    public static Limits defaults() {
+        return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
+                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20));
+    }
+}

@@ -1,0 +1,147 @@
+package dev.sandboxmcp.exec;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs shell commands: {@code /bin/sh -lc} in a session of its own, stdin at end of file,
+ * stdout and stderr captured up to a cap each, and a deadline after which the whole tree is
+ * killed (SIGTERM, then SIGKILL after a grace). When a command returns, whatever it left
+ * running in the background is killed too, so nothing outlives the call.
+ */
+public final class CommandRunner implements AutoCloseable {
+
+    /** Name of the environment entry that marks every process of one command. */
+    static final String MARKER_VARIABLE = "SANDBOX_MCP_RUN";
+
+    private static final Duration PIPE_CLOSE_WAIT = Duration.ofSeconds(2);
+
+    private final Map<String, String> environment;
+    private final int outputCapBytes;
+    private final Duration killGrace;
+    private final Semaphore slots;
+    private final int maxConcurrent;
+    private final Set<ProcessTree> running = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * @param environment   the whole environment commands see (secrets already removed)
+     * @param outputCapBytes how much of each stream is kept
+     * @param killGrace     how long a process may take to exit after SIGTERM
+     * @param maxConcurrent how many commands may run at once; the next one is refused as busy
+     */
+    public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent) {
+        this.environment = Map.copyOf(environment);
+        this.outputCapBytes = outputCapBytes;
+        this.killGrace = killGrace;
+        this.maxConcurrent = maxConcurrent;
+        this.slots = new Semaphore(maxConcurrent);
+    }
+
+    /** Thrown when {@code maxConcurrent} commands are already running. */
+    public static final class BusyException extends Exception {
+        BusyException(int limit) {
+            super(limit + " commands are already running (the limit); wait for one to finish and try again");
+        }
+    }
+
+    public CommandResult run(String command, Path workingDirectory, Duration timeout)
+            throws IOException, BusyException, InterruptedException {
+        if (closed) {
+            throw new IOException("the server is shutting down; no new commands are started");
+        }
+        if (!slots.tryAcquire()) {
+            throw new BusyException(maxConcurrent);
+        }
+        try {
+            return runAcquired(command, workingDirectory, timeout);
+        } finally {
+            slots.release();
+        }
+    }
+
+    private CommandResult runAcquired(String command, Path workingDirectory, Duration timeout)
+            throws IOException, InterruptedException {
+        String marker = UUID.randomUUID().toString();
+        ProcessBuilder builder = new ProcessBuilder("setsid", "/bin/sh", "-lc", command)
+                .directory(workingDirectory.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        builder.environment().clear();
+        builder.environment().putAll(environment);
+        builder.environment().put(MARKER_VARIABLE, marker);
+
+        long started = System.nanoTime();
+        Process process = builder.start();
+        ProcessTree tree = new ProcessTree(process.pid(), MARKER_VARIABLE + "=" + marker);
+        running.add(tree);
+        try {
+            OutputCapture stdout = new OutputCapture(outputCapBytes);
+            OutputCapture stderr = new OutputCapture(outputCapBytes);
+            Thread stdoutReader = Thread.ofVirtual().name("stdout-" + process.pid())
+                    .start(() -> stdout.drain(process.getInputStream()));
+            Thread stderrReader = Thread.ofVirtual().name("stderr-" + process.pid())
+                    .start(() -> stderr.drain(process.getErrorStream()));
+
+            boolean finished = process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            // Timed out or not, nothing the command started may keep running.
+            tree.terminate(finished ? Duration.ofMillis(200) : killGrace);
+            int exitCode = process.waitFor();
+            long durationMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+            awaitReaders(process, stdoutReader, stderrReader);
+            return new CommandResult(exitCode, stdout.snapshot(), stderr.snapshot(), !finished, durationMillis);
+        } finally {
+            running.remove(tree);
+            if (process.isAlive()) {
+                tree.terminate(Duration.ZERO);
+            }
+        }
+    }
+
+    /**
+     * Waits for both pipes to reach end of file. A process that escaped the kill may still hold
+     * them open; then the pipes are closed from our side and what was read so far is returned.
+     */
+    private static void awaitReaders(Process process, Thread stdoutReader, Thread stderrReader)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + PIPE_CLOSE_WAIT.toNanos();
+        for (Thread reader : new Thread[] {stdoutReader, stderrReader}) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                reader.join(Duration.ofNanos(left));
+            }
+        }
+        if (stdoutReader.isAlive() || stderrReader.isAlive()) {
+            closeQuietly(process);
+        }
+    }
+
+    private static void closeQuietly(Process process) {
+        try {
+            process.getInputStream().close();
+            process.getErrorStream().close();
+        } catch (IOException ignored) {
+            // best effort: the readers keep only bounded data and end with the escaped process
+        }
+    }
+
+    /** Number of commands running now. */
+    public int runningCount() {
+        return running.size();
+    }
+
+    /** Refuses new commands and kills every running one. */
+    @Override
+    public void close() {
+        closed = true;
+        running.parallelStream().forEach(tree -> tree.terminate(killGrace));
+    }
+}

@@ -1,0 +1,68 @@
+package dev.sandboxmcp.http;
+
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Requires exactly one {@code Authorization: Bearer <token>} header on every request but the
+ * health probes. The SHA-256 digests of the sent and expected tokens are compared in constant
+ * time, so neither the comparison's duration nor an early exit tells a guesser how close it was.
+ * A refusal is a bare 401 with {@code WWW-Authenticate: Bearer} and no detail.
+ */
+final class BearerTokenFilter implements Filter {
+
+    private static final String PREFIX = "Bearer ";
+
+    private final byte[] expectedDigest;
+    private final ExemptPaths exempt;
+
+    BearerTokenFilter(String token, ExemptPaths exempt) {
+        this.expectedDigest = sha256(token);
+        this.exempt = exempt;
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        HttpServletRequest request = (HttpServletRequest) req;
+        if (exempt.contains(request) || authorized(request)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        HttpServletResponse response = (HttpServletResponse) res;
+        response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+        response.setHeader("WWW-Authenticate", "Bearer");
+        response.setContentType("text/plain;charset=utf-8");
+        response.getWriter().write("unauthorized\n");
+    }
+
+    private boolean authorized(HttpServletRequest request) {
+        List<String> headers = Collections.list(request.getHeaders("Authorization"));
+        if (headers.size() != 1) {
+            return false;
+        }
+        String header = headers.getFirst();
+        boolean wellFormed = header.startsWith(PREFIX);
+        byte[] sent = sha256(wellFormed ? header.substring(PREFIX.length()) : "");
+        // Always compare, so a malformed header takes as long as a wrong token.
+        return MessageDigest.isEqual(sent, expectedDigest) & wellFormed;
+    }
+
+    private static byte[] sha256(String value) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+}

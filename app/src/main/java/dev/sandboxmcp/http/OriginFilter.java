@@ -1,0 +1,40 @@
+package dev.sandboxmcp.http;
+
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Set;
+
+/**
+ * DNS-rebinding defence: a request that carries an {@code Origin} header outside the allow-list
+ * is refused with 403. Requests without {@code Origin} (every non-browser client) pass.
+ */
+final class OriginFilter implements Filter {
+
+    private final Set<String> allowedOrigins;
+    private final ExemptPaths exempt;
+
+    OriginFilter(Set<String> allowedOrigins, ExemptPaths exempt) {
+        this.allowedOrigins = Set.copyOf(allowedOrigins);
+        this.exempt = exempt;
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        HttpServletRequest request = (HttpServletRequest) req;
+        String origin = request.getHeader("Origin");
+        if (origin == null || exempt.contains(request) || allowedOrigins.contains(origin)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        HttpServletResponse response = (HttpServletResponse) res;
+        response.setStatus(HttpServletResponse.SC_FORBIDDEN);
+        response.setContentType("text/plain;charset=utf-8");
+        response.getWriter().write("forbidden origin\n");
+    }
+}

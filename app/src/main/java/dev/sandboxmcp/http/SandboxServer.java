@@ -1,0 +1,140 @@
+package dev.sandboxmcp.http;
+
+import dev.sandboxmcp.config.Config;
+import dev.sandboxmcp.tools.ToolDispatcher;
+import io.javalin.Javalin;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpStatelessSyncServer;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletSseServerTransportProvider;
+import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.Servlet;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Set;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP face of the server: both MCP transports under the base path, the health probes, and
+ * the Origin and bearer-token filters in front of everything else.
+ *
+ * <ul>
+ *   <li>{@code <base>/mcp}: Streamable HTTP, stateless. No session lives on the server, so a
+ *       client keeps working across a server restart without re-initializing.</li>
+ *   <li>{@code <base>/sse} and {@code <base>/message}: the legacy HTTP+SSE transport; its
+ *       endpoint event names {@code <base>/message?sessionId=...} with the prefix kept.</li>
+ *   <li>{@code /healthz} and {@code <base>/healthz}: 200 without a token.</li>
+ * </ul>
+ */
+public final class SandboxServer implements AutoCloseable {
+
+    public static final String SERVER_NAME = "sandbox-mcp";
+    private static final Logger LOG = LoggerFactory.getLogger(SandboxServer.class);
+
+    private final Javalin javalin;
+    private final McpStatelessSyncServer streamable;
+    private final McpSyncServer sse;
+
+    private SandboxServer(Javalin javalin, McpStatelessSyncServer streamable, McpSyncServer sse) {
+        this.javalin = javalin;
+        this.streamable = streamable;
+        this.sse = sse;
+    }
+
+    public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version) {
+        var json = McpJsonDefaults.getMapper();
+        var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
+
+        HttpServletStatelessServerTransport streamableTransport = HttpServletStatelessServerTransport.builder()
+                .jsonMapper(json)
+                .messageEndpoint(config.path("/mcp"))
+                .contextExtractor(CallerAddresses::extract)
+                .maxRequestSize(config.limits().maxRequestBytes())
+                .build();
+        McpStatelessSyncServer streamable = McpServer.sync(streamableTransport)
+                .serverInfo(SERVER_NAME, version)
+                .instructions(instructions)
+                .capabilities(capabilities)
+                .tools(tools.statelessSpecifications())
+                .immediateExecution(true)
+                .build();
+
+        HttpServletSseServerTransportProvider sseTransport = HttpServletSseServerTransportProvider.builder()
+                .jsonMapper(json)
+                .baseUrl(config.basePath())
+                .sseEndpoint("/sse")
+                .messageEndpoint("/message")
+                .keepAliveInterval(config.limits().keepAlive())
+                .contextExtractor(CallerAddresses::extract)
+                .maxRequestSize(config.limits().maxRequestBytes())
+                .build();
+        McpSyncServer sse = McpServer.sync(sseTransport)
+                .serverInfo(SERVER_NAME, version)
+                .instructions(instructions)
+                .capabilities(capabilities)
+                .tools(tools.sessionSpecifications())
+                .immediateExecution(true)
+                .build();
+
+        Set<String> healthPaths = new HashSet<>(Set.of("/healthz", config.path("/healthz")));
+        ExemptPaths exempt = new ExemptPaths(healthPaths);
+        Javalin javalin = Javalin.create(cfg -> {
+            cfg.startup.showJavalinBanner = false;
+            cfg.concurrency.useVirtualThreads = true;
+            cfg.jetty.host = config.host();
+            cfg.jetty.port = config.port();
+            for (String path : healthPaths) {
+                cfg.routes.get(path, ctx -> ctx.contentType("application/json").result("{\"status\":\"ok\"}"));
+            }
+            cfg.jetty.modifyServletContextHandler(handler -> {
+                addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));
+                addFilter(handler, new BearerTokenFilter(config.token(), exempt));
+                addServlet(handler, streamableTransport, config.path("/mcp"));
+                addServlet(handler, sseTransport, config.path("/sse"), config.path("/message"));
+            });
+        });
+        javalin.start();
+        LOG.info("listening on {}:{}; Streamable HTTP at {}, SSE at {}", config.host(), javalin.port(),
+                config.path("/mcp"), config.path("/sse"));
+        return new SandboxServer(javalin, streamable, sse);
+    }
+
+    private static void addFilter(ServletContextHandler handler, Filter filter) {
+        FilterHolder holder = new FilterHolder(filter);
+        holder.setAsyncSupported(true);
+        handler.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
+    }
+
+    private static void addServlet(ServletContextHandler handler, Servlet servlet, String... paths) {
+        ServletHolder holder = new ServletHolder(servlet);
+        holder.setAsyncSupported(true);
+        for (String path : paths) {
+            handler.addServlet(holder, path);
+        }
+    }
+
+    /** The port actually bound (useful when the configuration asked for port 0). */
+    public int port() {
+        return javalin.port();
+    }
+
+    /** Stops accepting, closes open event streams and stops the HTTP server. */
+    @Override
+    public void close() {
+        try {
+            sse.closeGracefully();
+            streamable.closeGracefully();
+        } catch (RuntimeException e) {
+            LOG.warn("closing MCP servers: {}", e.toString());
+        }
+        javalin.stop();
+    }
+}

@@ -1,0 +1,154 @@
+package dev.sandboxmcp.tools;
+
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.exec.CapturedOutput;
+import dev.sandboxmcp.exec.CommandResult;
+import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.workspace.Workspace;
+import dev.sandboxmcp.workspace.WorkspaceException;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** {@code run_command}: a shell command in the workspace, bounded in time and output. */
+public final class RunCommandTool implements SandboxTool {
+
+    private static final String INPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "command": {"type": "string", "minLength": 1,
+                  "description": "Shell command line, run with /bin/sh -lc (pipes, &&, redirects work)."},
+                "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": %d,
+                  "description": "Deadline in seconds (default %d, at most %d). On expiry the command and everything it started are killed."},
+                "cwd": {"type": "string",
+                  "description": "Working directory relative to the workspace root (default: the root)."}
+              },
+              "required": ["command"],
+              "additionalProperties": false
+            }""";
+
+    private static final String OUTPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "exit_code": {"type": "integer", "description": "Exit status; 128+n when signal n ended the shell."},
+                "stdout": {"type": "string"},
+                "stderr": {"type": "string"},
+                "timed_out": {"type": "boolean"},
+                "stdout_truncated": {"type": "boolean"},
+                "stderr_truncated": {"type": "boolean"},
+                "stdout_bytes": {"type": "integer", "description": "Bytes the command wrote to stdout in all."},
+                "stderr_bytes": {"type": "integer", "description": "Bytes the command wrote to stderr in all."},
+                "duration_ms": {"type": "integer"}
+              },
+              "required": ["exit_code", "stdout", "stderr", "timed_out", "stdout_truncated", "stderr_truncated",
+                           "stdout_bytes", "stderr_bytes", "duration_ms"]
+            }""";
+
+    private final CommandRunner runner;
+    private final Workspace workspace;
+    private final Limits limits;
+    private final McpSchema.Tool definition;
+
+    public RunCommandTool(CommandRunner runner, Workspace workspace, Limits limits) {
+        this.runner = runner;
+        this.workspace = workspace;
+        this.limits = limits;
+        long max = limits.maxTimeout().toSeconds();
+        this.definition = Schemas.tool("run_command", "Run a shell command",
+                "Run a shell command in the sandbox workspace (the user's development directory) and return its exit "
+                        + "code, stdout and stderr. /bin/sh -lc, stdin closed, default timeout "
+                        + limits.defaultTimeout().toSeconds() + " s (max " + max + " s); stdout and stderr are each cut at "
+                        + limits.outputCapBytes() / 1024 + " KiB (the result says when). Background processes the "
+                        + "command leaves behind are killed when it returns.",
+                INPUT_SCHEMA.formatted(max, limits.defaultTimeout().toSeconds(), max), OUTPUT_SCHEMA,
+                Schemas.annotations("Run a shell command", false, true, false, true));
+    }
+
+    @Override
+    public McpSchema.Tool definition() {
+        return definition;
+    }
+
+    @Override
+    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+        String command = arguments.requiredString("command");
+        if (command.isBlank()) {
+            throw new ToolInputException("argument 'command' is empty; give a shell command line");
+        }
+        if (command.indexOf('\0') >= 0) {
+            throw new ToolInputException("argument 'command' contains a NUL byte, which a shell cannot take");
+        }
+        long maxSeconds = limits.maxTimeout().toSeconds();
+        long timeoutSeconds = arguments.optionalInteger("timeout_seconds", limits.defaultTimeout().toSeconds());
+        if (timeoutSeconds < 1 || timeoutSeconds > maxSeconds) {
+            throw new ToolInputException("timeout_seconds must be from 1 to " + maxSeconds + ", got " + timeoutSeconds
+                    + "; for longer work split it into steps");
+        }
+        String cwd = arguments.optionalString("cwd", ".");
+        Path directory;
+        try {
+            directory = workspace.resolveDirectory(cwd);
+        } catch (WorkspaceException e) {
+            return ToolResponse.failure(command, "cwd: " + e.getMessage());
+        } catch (IOException e) {
+            return ToolResponse.failure(command, "cwd '" + cwd + "' cannot be used: " + e.getMessage());
+        }
+        try {
+            CommandResult result = runner.run(command, directory, Duration.ofSeconds(timeoutSeconds));
+            return describe(command, timeoutSeconds, result);
+        } catch (CommandRunner.BusyException e) {
+            return ToolResponse.failure(command, "busy: " + e.getMessage());
+        } catch (IOException e) {
+            return ToolResponse.failure(command, "the command could not be started: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ToolResponse.failure(command, "the server is shutting down; the command was stopped");
+        }
+    }
+
+    private static ToolResponse describe(String command, long timeoutSeconds, CommandResult result) {
+        Map<String, Object> structured = new LinkedHashMap<>();
+        structured.put("exit_code", result.exitCode());
+        structured.put("stdout", result.stdout().text());
+        structured.put("stderr", result.stderr().text());
+        structured.put("timed_out", result.timedOut());
+        structured.put("stdout_truncated", result.stdout().truncated());
+        structured.put("stderr_truncated", result.stderr().truncated());
+        structured.put("stdout_bytes", result.stdout().totalBytes());
+        structured.put("stderr_bytes", result.stderr().totalBytes());
+        structured.put("duration_ms", result.durationMillis());
+
+        StringBuilder text = new StringBuilder();
+        if (result.timedOut()) {
+            text.append("timed out after ").append(timeoutSeconds)
+                    .append(" s; the command and everything it started were killed (exit code ")
+                    .append(result.exitCode()).append(")\n");
+        } else {
+            text.append("exit code ").append(result.exitCode()).append(" after ").append(result.durationMillis()).append(" ms\n");
+        }
+        appendStream(text, "stdout", result.stdout());
+        appendStream(text, "stderr", result.stderr());
+        long bytes = result.stdout().totalBytes() + result.stderr().totalBytes();
+        return new ToolResponse(false, text.toString(), structured, command, result.exitCode(), bytes, result.timedOut());
+    }
+
+    private static void appendStream(StringBuilder text, String name, CapturedOutput output) {
+        if (output.totalBytes() == 0) {
+            return;
+        }
+        text.append("--- ").append(name);
+        if (output.truncated()) {
+            text.append(" (truncated: ").append(output.text().length()).append(" characters kept of ")
+                    .append(output.totalBytes()).append(" bytes)");
+        }
+        text.append(" ---\n").append(output.text());
+        if (!output.text().endsWith("\n")) {
+            text.append('\n');
+        }
+    }
+}

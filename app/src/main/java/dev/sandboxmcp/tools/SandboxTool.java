@@ -1,0 +1,16 @@
+package dev.sandboxmcp.tools;
+
+import io.modelcontextprotocol.spec.McpSchema;
+
+/** One MCP tool: its definition (schemas, annotations) and its handler. */
+public interface SandboxTool {
+
+    McpSchema.Tool definition();
+
+    /**
+     * Handles a call. Expected failures are returned as {@link ToolResponse#failure}; a bad
+     * argument may be thrown as {@link ToolInputException}. Anything else thrown is a bug, and the
+     * dispatcher turns it into a generic tool error.
+     */
+    ToolResponse call(ToolArguments arguments) throws ToolInputException;
+}

@@ -1,0 +1,35 @@
+package dev.sandboxmcp.tools;
+
+import dev.sandboxmcp.config.Limits;
+
+/** The {@code instructions} text shown to the assistant's model: what the workspace is and its limits. */
+public final class ServerInstructions {
+
+    private ServerInstructions() {
+    }
+
+    public static String text(Limits limits) {
+        return """
+                You are working in a sandbox: a locked-down container whose only writable, persistent directory is \
+                the workspace, the user's real development directory (mounted at its root). Changes there are real \
+                and immediate; there is no undo, so prefer small, reviewable edits and use git to see what changed.
+
+                Tools:
+                - run_command: /bin/sh -lc in the workspace root (or cwd, a directory inside it). stdin is closed. \
+                Default timeout %d s, at most %d s; on timeout the command and everything it started are killed. \
+                stdout and stderr are each cut at %d KiB (the result says so and gives the full byte counts). \
+                Anything the command leaves running in the background is killed when it returns. At most %d \
+                commands run at once; past that the call is refused as busy.
+                - read_file: UTF-8 text of a file, at most %d KiB. Use run_command (head, sed -n, grep) for larger \
+                or binary files.
+                - write_file: writes UTF-8 text, at most %d KiB per call; replacing is atomic, append=true appends. \
+                The parent directory must exist (run_command mkdir -p).
+
+                Paths are relative to the workspace root; .. and symbolic links are followed only while they stay \
+                inside it. The rest of the container is read-only apart from /tmp (small, not executable, lost on \
+                restart); there is no network access to other hosts and no Docker.
+                """.formatted(limits.defaultTimeout().toSeconds(), limits.maxTimeout().toSeconds(),
+                limits.outputCapBytes() / 1024, limits.maxConcurrentCommands(), limits.fileMaxBytes() / 1024,
+                limits.fileMaxBytes() / 1024);
+    }
+}

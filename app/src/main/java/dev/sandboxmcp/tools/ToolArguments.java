@@ -1,0 +1,54 @@
+package dev.sandboxmcp.tools;
+
+import java.util.Map;
+
+/** Typed access to a call's arguments, with errors that name the argument and what it must be. */
+public final class ToolArguments {
+
+    private final Map<String, Object> values;
+
+    public ToolArguments(Map<String, Object> values) {
+        this.values = values == null ? Map.of() : values;
+    }
+
+    public String requiredString(String name) throws ToolInputException {
+        Object value = values.get(name);
+        if (value == null) {
+            throw new ToolInputException("missing required argument '" + name + "' (a string)");
+        }
+        if (!(value instanceof String text)) {
+            throw new ToolInputException("argument '" + name + "' must be a string");
+        }
+        return text;
+    }
+
+    public String optionalString(String name, String fallback) throws ToolInputException {
+        return values.get(name) == null ? fallback : requiredString(name);
+    }
+
+    public long optionalInteger(String name, long fallback) throws ToolInputException {
+        Object value = values.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+            return ((Number) value).longValue();
+        }
+        if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue())
+                && Math.abs(number.doubleValue()) < 1e15) {
+            return number.longValue();
+        }
+        throw new ToolInputException("argument '" + name + "' must be a whole number");
+    }
+
+    public boolean optionalBoolean(String name, boolean fallback) throws ToolInputException {
+        Object value = values.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof Boolean flag)) {
+            throw new ToolInputException("argument '" + name + "' must be true or false");
+        }
+        return flag;
+    }
+}

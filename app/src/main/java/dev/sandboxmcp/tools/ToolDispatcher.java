@@ -1,0 +1,85 @@
+package dev.sandboxmcp.tools;
+
+import dev.sandboxmcp.audit.AuditEvent;
+import dev.sandboxmcp.audit.AuditLog;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns {@link SandboxTool}s into the SDK's tool specifications for both kinds of server. Every
+ * call is timed and audited, and nothing a handler throws reaches the SDK: it becomes a tool
+ * result with {@code isError: true}.
+ */
+public final class ToolDispatcher {
+
+    /** Key in the transport context under which the HTTP layer stores the caller's {@link CallerAddress}. */
+    public static final String CALLER_KEY = "sandbox-mcp.caller";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
+
+    private final List<SandboxTool> tools;
+    private final AuditLog audit;
+
+    public ToolDispatcher(List<SandboxTool> tools, AuditLog audit) {
+        this.tools = List.copyOf(tools);
+        this.audit = audit;
+    }
+
+    public List<McpStatelessServerFeatures.SyncToolSpecification> statelessSpecifications() {
+        return tools.stream()
+                .map(tool -> new McpStatelessServerFeatures.SyncToolSpecification(tool.definition(),
+                        (context, request) -> dispatch(tool, request, context)))
+                .toList();
+    }
+
+    public List<McpServerFeatures.SyncToolSpecification> sessionSpecifications() {
+        return tools.stream()
+                .map(tool -> new McpServerFeatures.SyncToolSpecification(tool.definition(),
+                        (exchange, request) -> dispatch(tool, request, exchange.transportContext())))
+                .toList();
+    }
+
+    CallToolResult dispatch(SandboxTool tool, CallToolRequest request, McpTransportContext context) {
+        long started = System.nanoTime();
+        String name = tool.definition().name();
+        ToolResponse response;
+        try {
+            response = tool.call(new ToolArguments(request.arguments()));
+        } catch (ToolInputException e) {
+            response = ToolResponse.failure(null, e.getMessage());
+        } catch (RuntimeException | Error e) {
+            LOG.error("tool {} failed unexpectedly", name, e);
+            response = ToolResponse.failure(null, "internal error in " + name + " (" + e.getClass().getSimpleName()
+                    + "); the server logged the details. Try again, or try another way.");
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        CallerAddress caller = context == null || !(context.get(CALLER_KEY) instanceof CallerAddress c)
+                ? CallerAddress.UNKNOWN : c;
+        audit.record(new AuditEvent(Instant.now(), name, response.target(), outcome(response), response.exitCode(),
+                response.bytes(), millis, caller.client(), caller.peer(), response.error() ? response.text() : null));
+        return toResult(response);
+    }
+
+    private static String outcome(ToolResponse response) {
+        if (response.timedOut()) {
+            return "timeout";
+        }
+        return response.error() ? "error" : "ok";
+    }
+
+    private static CallToolResult toResult(ToolResponse response) {
+        CallToolResult.Builder result = CallToolResult.builder().addTextContent(response.text());
+        if (response.error()) {
+            return result.isError(true).build();
+        }
+        return result.structuredContent(response.structured()).isError(false).build();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.sandboxmcp.tools;
+
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.workspace.Workspace;
+import dev.sandboxmcp.workspace.WorkspaceException;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** {@code write_file}: replace (atomically) or append UTF-8 text beneath the workspace. */
+public final class WriteFileTool implements SandboxTool {
+
+    private static final String INPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "path": {"type": "string", "minLength": 1,
+                  "description": "File path relative to the workspace root. Its directory must exist."},
+                "content": {"type": "string", "description": "UTF-8 text to write."},
+                "append": {"type": "boolean", "default": false,
+                  "description": "Append to the file (creating it if missing) instead of replacing it."}
+              },
+              "required": ["path", "content"],
+              "additionalProperties": false
+            }""";
+
+    private static final String OUTPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "path": {"type": "string"},
+                "bytes_written": {"type": "integer"},
+                "appended": {"type": "boolean"}
+              },
+              "required": ["path", "bytes_written", "appended"]
+            }""";
+
+    private final Workspace workspace;
+    private final int maxBytes;
+    private final McpSchema.Tool definition;
+
+    public WriteFileTool(Workspace workspace, Limits limits) {
+        this.workspace = workspace;
+        this.maxBytes = limits.fileMaxBytes();
+        this.definition = Schemas.tool("write_file", "Write a text file",
+                "Write UTF-8 text to a file beneath the workspace (at most " + maxBytes / 1024 + " KiB per call). "
+                        + "Replacing is atomic: readers see the old file or the new one, never a mix; the file keeps its "
+                        + "permissions. With append=true the text is added at the end. The directory must already exist.",
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Write a text file", false, true, false, false));
+    }
+
+    @Override
+    public McpSchema.Tool definition() {
+        return definition;
+    }
+
+    @Override
+    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+        String path = arguments.requiredString("path");
+        String content = arguments.requiredString("content");
+        boolean append = arguments.optionalBoolean("append", false);
+        byte[] bytes;
+        try {
+            ByteBuffer encoded = StandardCharsets.UTF_8.newEncoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .encode(CharBuffer.wrap(content));
+            bytes = new byte[encoded.remaining()];
+            encoded.get(bytes);
+        } catch (CharacterCodingException e) {
+            return ToolResponse.failure(path, "content is not valid Unicode text (an unpaired surrogate escape?); nothing was written");
+        }
+        if (bytes.length > maxBytes) {
+            return ToolResponse.failure(path, "content is " + bytes.length + " bytes, over the limit of " + maxBytes
+                    + " bytes per call; nothing was written. Write the first part, then add the rest with append=true");
+        }
+        try {
+            if (append) {
+                workspace.appendFile(path, bytes);
+            } else {
+                workspace.writeFile(path, bytes);
+            }
+        } catch (WorkspaceException e) {
+            return ToolResponse.failure(path, e.getMessage());
+        } catch (IOException e) {
+            return ToolResponse.failure(path, "could not write '" + path + "': " + e.getMessage());
+        }
+        Map<String, Object> structured = new LinkedHashMap<>();
+        structured.put("path", path);
+        structured.put("bytes_written", bytes.length);
+        structured.put("appended", append);
+        String text = (append ? "appended " : "wrote ") + bytes.length + " bytes to " + path;
+        return ToolResponse.success(text, structured, path, (long) bytes.length);
+    }
+}
