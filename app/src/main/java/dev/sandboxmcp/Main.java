@@ -12,6 +12,7 @@ import dev.sandboxmcp.tools.ToolDispatcher;
 import dev.sandboxmcp.tools.WriteFileTool;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,7 @@ public final class Main {
             return;
         }
         try {
-            Running running = start(config, System.getenv());
+            Running running = start(config, System.getenv(), System.out);
             Runtime.getRuntime().addShutdownHook(new Thread(running::close, "shutdown"));
         } catch (IOException | RuntimeException e) {
             System.err.println("sandbox-mcp: cannot start: " + e.getMessage());
@@ -58,8 +59,12 @@ public final class Main {
         }
     }
 
-    /** Wires and starts the server; {@code environment} is what commands inherit, minus secrets. */
-    public static Running start(Config config, Map<String, String> environment) throws IOException {
+    /**
+     * Wires and starts the server; {@code environment} is what commands inherit, minus secrets, and
+     * audit lines go to {@code auditOut}.
+     */
+    public static Running start(Config config, Map<String, String> environment, PrintStream auditOut)
+            throws IOException {
         ProcessHardening.disableDumpable();
         Workspace workspace = Workspace.open(config.workspace());
         CommandRunner runner = new CommandRunner(commandEnvironment(environment), config.limits().outputCapBytes(),
@@ -67,7 +72,7 @@ public final class Main {
         ToolDispatcher tools = new ToolDispatcher(List.of(
                 new RunCommandTool(runner, workspace, config.limits()),
                 new ReadFileTool(workspace, config.limits()),
-                new WriteFileTool(workspace, config.limits())), new AuditLog(System.out));
+                new WriteFileTool(workspace, config.limits())), new AuditLog(auditOut));
         SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(config.limits()), version());
         return new Running(server, runner, workspace);
     }

@@ -64,6 +64,7 @@ public final class SandboxServer implements AutoCloseable {
                 .instructions(instructions)
                 .capabilities(capabilities)
                 .tools(tools.statelessSpecifications())
+                .validateToolInputs(false) // the dispatcher validates, so refused calls are audited
                 .immediateExecution(true)
                 .build();
 
@@ -81,6 +82,7 @@ public final class SandboxServer implements AutoCloseable {
                 .instructions(instructions)
                 .capabilities(capabilities)
                 .tools(tools.sessionSpecifications())
+                .validateToolInputs(false) // the dispatcher validates, so refused calls are audited
                 .immediateExecution(true)
                 .build();
 

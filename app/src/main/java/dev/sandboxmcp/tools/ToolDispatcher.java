@@ -3,20 +3,24 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.audit.AuditEvent;
 import dev.sandboxmcp.audit.AuditLog;
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Turns {@link SandboxTool}s into the SDK's tool specifications for both kinds of server. Every
- * call is timed and audited, and nothing a handler throws reaches the SDK: it becomes a tool
- * result with {@code isError: true}.
+ * call is checked against the tool's input schema here rather than in the SDK, so that refused
+ * calls are audited too; every call is timed and audited, and nothing a handler throws reaches
+ * the SDK: it becomes a tool result with {@code isError: true}.
  */
 public final class ToolDispatcher {
 
@@ -27,6 +31,7 @@ public final class ToolDispatcher {
 
     private final List<SandboxTool> tools;
     private final AuditLog audit;
+    private final JsonSchemaValidator validator = McpJsonDefaults.getSchemaValidator();
 
     public ToolDispatcher(List<SandboxTool> tools, AuditLog audit) {
         this.tools = List.copyOf(tools);
@@ -50,14 +55,19 @@ public final class ToolDispatcher {
     CallToolResult dispatch(SandboxTool tool, CallToolRequest request, McpTransportContext context) {
         long started = System.nanoTime();
         String name = tool.definition().name();
+        Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
+        String target = describeTarget(arguments);
         ToolResponse response;
         try {
-            response = tool.call(new ToolArguments(request.arguments()));
+            JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.definition().inputSchema(), arguments);
+            response = validation.valid()
+                    ? tool.call(new ToolArguments(arguments))
+                    : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
         } catch (ToolInputException e) {
-            response = ToolResponse.failure(null, e.getMessage());
+            response = ToolResponse.failure(target, e.getMessage());
         } catch (RuntimeException | Error e) {
             LOG.error("tool {} failed unexpectedly", name, e);
-            response = ToolResponse.failure(null, "internal error in " + name + " (" + e.getClass().getSimpleName()
+            response = ToolResponse.failure(target, "internal error in " + name + " (" + e.getClass().getSimpleName()
                     + "); the server logged the details. Try again, or try another way.");
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -66,6 +76,16 @@ public final class ToolDispatcher {
         audit.record(new AuditEvent(Instant.now(), name, response.target(), outcome(response), response.exitCode(),
                 response.bytes(), millis, caller.client(), caller.peer(), response.error() ? response.text() : null));
         return toResult(response);
+    }
+
+    /** What the audit line names for a call whose handler did not get to say: the command or path. */
+    private static String describeTarget(Map<String, Object> arguments) {
+        for (String key : List.of("command", "path")) {
+            if (arguments.get(key) instanceof String value) {
+                return value;
+            }
+        }
+        return null;
     }
 
     private static String outcome(ToolResponse response) {
