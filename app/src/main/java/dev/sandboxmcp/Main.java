@@ -66,6 +66,7 @@ public final class Main {
     public static Running start(Config config, Map<String, String> environment, PrintStream auditOut)
             throws IOException {
         ProcessHardening.disableDumpable();
+        ProcessHardening.scrubInitialEnvironment(Config.SECRET_VARIABLES);
         Workspace workspace = Workspace.open(config.workspace());
         CommandRunner runner = new CommandRunner(commandEnvironment(environment), config.limits().outputCapBytes(),
                 config.limits().killGrace(), config.limits().maxConcurrentCommands());

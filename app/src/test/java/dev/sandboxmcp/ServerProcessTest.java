@@ -1,0 +1,253 @@
+package dev.sandboxmcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The server as its own process, configured only by the environment, as {@code java -jar} runs it. */
+class ServerProcessTest {
+
+    static final String TOKEN = "process-token-" + "0123456789abcdefghijklmnopqrstuvwxyz";
+
+    @TempDir
+    Path temp;
+
+    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    static Stream<Arguments> refusals() {
+        return Stream.of(
+                Arguments.of("no token", Map.of(), "MCP_AUTH_TOKEN"),
+                Arguments.of("short token", Map.of("MCP_AUTH_TOKEN", "x".repeat(31)), "31 characters"),
+                Arguments.of("token file missing", Map.of("MCP_AUTH_TOKEN_FILE", "/nonexistent/token"), "cannot be read"),
+                Arguments.of("workspace missing", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_WORKSPACE", "/nonexistent/ws"), "does not exist"),
+                Arguments.of("workspace is a file", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_WORKSPACE", "/etc/hostname"), "not a directory"),
+                Arguments.of("bad address", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_ADDR", "localhost"), "MCP_ADDR"),
+                Arguments.of("bad timeout", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_COMMAND_TIMEOUT_SECONDS", "soon"), "MCP_COMMAND_TIMEOUT_SECONDS"),
+                Arguments.of("bad base path", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_BASE_PATH", "/a b"), "MCP_BASE_PATH"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusals")
+    void refusesToStartWithOneClearLine(String name, Map<String, String> env, String expected) throws Exception {
+        Map<String, String> full = new HashMap<>(Map.of("MCP_WORKSPACE", temp.toString(), "MCP_ADDR", "127.0.0.1:0"));
+        full.putAll(env);
+        Process process = launch(full, List.of());
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.exitValue()).isEqualTo(2);
+        assertThat(stderr.lines().filter(l -> !l.isBlank()).toList()).singleElement().asString()
+                .startsWith("sandbox-mcp: ").contains(expected);
+    }
+
+    @Test
+    void tokenIsNeverVisibleToCommandsOrLogs() throws Exception {
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of())) {
+            String command = "env; echo; cat /proc/$PPID/environ; echo; cat /proc/$PPID/cmdline; "
+                    + "for f in /proc/[0-9]*/environ; do cat \"$f\"; done 2>/dev/null | tr '\\0' '\\n'";
+            String response = server.runCommand(command);
+            assertThat(response).contains("\"exit_code\"").contains("PATH=");
+            if (!response.contains(TOKEN)) {
+                return;
+            }
+            throw new AssertionError("the token leaked to a command; context: "
+                    + response.substring(Math.max(0, response.indexOf(TOKEN) - 300), response.indexOf(TOKEN)));
+        }
+    }
+
+    @Test
+    void tokenIsNeverLogged() throws Exception {
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of())) {
+            server.runCommand("echo hello");
+            server.stop();
+            assertThat(server.output()).contains("tool_call").doesNotContain(TOKEN);
+        }
+    }
+
+    @Test
+    void tokenFileWorksAndItsPathIsNotPassedOn() throws Exception {
+        Path tokenFile = Files.writeString(temp.resolve("token"), TOKEN + "\n");
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN_FILE", tokenFile.toString()), List.of())) {
+            String response = server.runCommand("env");
+            assertThat(response).contains("\"exit_code\":0").doesNotContain("MCP_AUTH_TOKEN_FILE");
+        }
+    }
+
+    @Test
+    void sigtermKillsRunningCommandsAndExitsWithinSeconds() throws Exception {
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of())) {
+            Path pidFile = server.workspace.resolve("sleeper.pid");
+            CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return server.runCommand("echo $$ > sleeper.pid; sleep 300");
+                } catch (Exception e) {
+                    return e.toString();
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while ((!Files.exists(pidFile) || Files.readString(pidFile).isBlank()) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            long sleeper = Long.parseLong(Files.readString(pidFile).strip());
+            long started = System.nanoTime();
+            server.process.destroy(); // SIGTERM
+            assertThat(server.process.waitFor(10, TimeUnit.SECONDS)).as("exits after SIGTERM").isTrue();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(6_000);
+            assertThat(ProcessHandle.of(sleeper).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+            call.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void hundredMegabytesOfOutputFitInASmallHeap() throws Exception {
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of("-Xmx48m"))) {
+            String response = server.runCommand("head -c 100000000 /dev/zero | tr '\\\\0' x; echo done >&2");
+            assertThat(response).contains("\"stdout_bytes\":100000000").contains("\"stdout_truncated\":true")
+                    .contains("\"stderr\":\"done\\n\"");
+            assertThat(server.health()).isEqualTo(200);
+        }
+    }
+
+    Process launch(Map<String, String> env, List<String> jvmOptions) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Main.class.getName());
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
+        builder.environment().putAll(env);
+        return builder.start();
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** A server process on a free port, its output collected. */
+    static final class Server implements AutoCloseable {
+        final Process process;
+        final int port;
+        final Path workspace;
+        final Path log;
+        final HttpClient http;
+
+        private Server(Process process, int port, Path workspace, Path log, HttpClient http) {
+            this.process = process;
+            this.port = port;
+            this.workspace = workspace;
+            this.log = log;
+            this.http = http;
+        }
+
+        static Server start(ServerProcessTest test, Map<String, String> env, List<String> jvmOptions) throws Exception {
+            int port = freePort();
+            Path workspace = Files.createDirectories(test.temp.resolve("ws-" + port));
+            Path log = test.temp.resolve("server-" + port + ".log");
+            Map<String, String> full = new HashMap<>(env);
+            full.put("MCP_ADDR", "127.0.0.1:" + port);
+            full.put("MCP_WORKSPACE", workspace.toString());
+            List<String> command = new ArrayList<>();
+            Process process = test.launchTo(full, jvmOptions, log);
+            Server server = new Server(process, port, workspace, log, test.http);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    throw new AssertionError("server exited: " + server.output());
+                }
+                try {
+                    if (server.health() == 200) {
+                        return server;
+                    }
+                } catch (IOException notYet) {
+                    Thread.sleep(50);
+                }
+            }
+            process.destroyForcibly();
+            throw new AssertionError("server did not become healthy: " + server.output());
+        }
+
+        int health() throws Exception {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        }
+
+        String runCommand(String command) throws Exception {
+            String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"run_command\","
+                    + "\"arguments\":{\"command\":" + jsonString(command) + ",\"timeout_seconds\":60}}}";
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp-sandbox/mcp"))
+                    .header("Authorization", "Bearer " + TOKEN)
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            return response.body();
+        }
+
+        void stop() throws InterruptedException {
+            process.destroy();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+
+        String output() throws IOException {
+            return Files.exists(log) ? Files.readString(log) : "";
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+        }
+    }
+
+    Process launchTo(Map<String, String> env, List<String> jvmOptions, Path log) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Main.class.getName());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
+        builder.environment().putAll(env);
+        return builder.start();
+    }
+
+    static String jsonString(String value) {
+        StringBuilder out = new StringBuilder("\"");
+        for (char c : value.toCharArray()) {
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                default -> out.append(c);
+            }
+        }
+        return out.append('"').toString();
+    }
+}

@@ -1,0 +1,112 @@
+package dev.sandboxmcp.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigTest {
+
+    static final String TOKEN = "t".repeat(Config.MIN_TOKEN_LENGTH);
+
+    @TempDir
+    Path workspace;
+
+    Map<String, String> env(String... pairs) {
+        Map<String, String> env = new HashMap<>(Map.of("MCP_WORKSPACE", workspace.toString(), "MCP_AUTH_TOKEN", TOKEN));
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i + 1] == null) {
+                env.remove(pairs[i]);
+            } else {
+                env.put(pairs[i], pairs[i + 1]);
+            }
+        }
+        return env;
+    }
+
+    @Test
+    void defaultsMatchTheDesign() throws Exception {
+        Config config = Config.fromEnvironment(env());
+        assertThat(config.basePath()).isEqualTo("/mcp-sandbox");
+        assertThat(config.path("/mcp")).isEqualTo("/mcp-sandbox/mcp");
+        assertThat(config.host()).isEqualTo("127.0.0.1");
+        assertThat(config.limits()).isEqualTo(Limits.defaults());
+        assertThat(config.limits().defaultTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.limits().maxTimeout()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(config.limits().outputCapBytes()).isEqualTo(256 * 1024);
+        assertThat(config.limits().fileMaxBytes()).isEqualTo(1024 * 1024);
+        assertThat(config.allowedOrigins()).isEmpty();
+    }
+
+    @Test
+    void tokenLengthHoldsAtTheEdge() throws Exception {
+        assertThat(Config.fromEnvironment(env("MCP_AUTH_TOKEN", "a".repeat(32))).token()).hasSize(32);
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_AUTH_TOKEN", "a".repeat(31))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("31 characters");
+    }
+
+    @Test
+    void tokenMustBePrintableWithoutSpaces() {
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_AUTH_TOKEN", "a".repeat(20) + " " + "b".repeat(20))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("printable");
+    }
+
+    @Test
+    void tokenComesFromAFileWithTrailingNewlineStripped() throws Exception {
+        Path file = Files.writeString(workspace.resolve("secret"), TOKEN + "\n");
+        Config config = Config.fromEnvironment(env("MCP_AUTH_TOKEN", null, "MCP_AUTH_TOKEN_FILE", file.toString()));
+        assertThat(config.token()).isEqualTo(TOKEN);
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_AUTH_TOKEN_FILE", file.toString())))
+                .hasMessageContaining("not both");
+    }
+
+    @Test
+    void tokenNeverAppearsInToString() throws Exception {
+        assertThat(Config.fromEnvironment(env()).toString()).doesNotContain(TOKEN).contains("32 characters");
+    }
+
+    @Test
+    void addressForms() throws Exception {
+        assertThat(Config.fromEnvironment(env("MCP_ADDR", ":8000")).host()).isEqualTo("0.0.0.0");
+        assertThat(Config.fromEnvironment(env("MCP_ADDR", ":8000")).port()).isEqualTo(8000);
+        assertThat(Config.fromEnvironment(env("MCP_ADDR", "[::1]:9")).host()).isEqualTo("::1");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_ADDR", "8000"))).hasMessageContaining("MCP_ADDR");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_ADDR", ":70000"))).hasMessageContaining("65535");
+    }
+
+    @Test
+    void basePathIsNormalised() throws Exception {
+        assertThat(Config.fromEnvironment(env("MCP_BASE_PATH", "/tools/sandbox/")).basePath()).isEqualTo("/tools/sandbox");
+        assertThat(Config.fromEnvironment(env("MCP_BASE_PATH", "sandbox")).basePath()).isEqualTo("/sandbox");
+        assertThat(Config.fromEnvironment(env("MCP_BASE_PATH", "/")).basePath()).isEmpty();
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_BASE_PATH", "/a?b"))).hasMessageContaining("MCP_BASE_PATH");
+    }
+
+    @Test
+    void limitsAreReadAndCheckedAtTheirEdges() throws Exception {
+        Config config = Config.fromEnvironment(env("MCP_COMMAND_TIMEOUT_SECONDS", "10",
+                "MCP_COMMAND_TIMEOUT_MAX_SECONDS", "10", "MCP_OUTPUT_LIMIT_BYTES", "1024", "MCP_MAX_CONCURRENT_COMMANDS", "1"));
+        assertThat(config.limits().defaultTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.limits().outputCapBytes()).isEqualTo(1024);
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_COMMAND_TIMEOUT_SECONDS", "11",
+                "MCP_COMMAND_TIMEOUT_MAX_SECONDS", "10"))).hasMessageContaining("larger than");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_OUTPUT_LIMIT_BYTES", "1023")))
+                .hasMessageContaining("MCP_OUTPUT_LIMIT_BYTES");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_MAX_CONCURRENT_COMMANDS", "0")))
+                .hasMessageContaining("from 1");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_KEEPALIVE_SECONDS", "20s")))
+                .hasMessageContaining("whole number");
+    }
+
+    @Test
+    void originsAreAList() throws Exception {
+        assertThat(Config.fromEnvironment(env("MCP_ALLOWED_ORIGINS", "https://a.example, https://b.example")).allowedOrigins())
+                .containsExactly("https://a.example", "https://b.example");
+    }
+}
