@@ -17,24 +17,26 @@ import java.util.regex.Pattern;
  * @param port           TCP port to listen on (0 picks a free one)
  * @param basePath       public prefix of every MCP path, "" or "/something" without a trailing slash
  * @param workspace      the directory the tools work in
- * @param token          the bearer token clients must send
+ * @param tokenDigest    SHA-256 of the bearer token clients must send (the server needs no more)
  * @param allowedOrigins browser origins allowed to call (requests without Origin always pass)
  * @param limits         sizes, timeouts and counts
  */
-public record Config(String host, int port, String basePath, Path workspace, String token,
+public record Config(String host, int port, String basePath, Path workspace, TokenDigest tokenDigest,
         List<String> allowedOrigins, Limits limits) {
 
     public static final int MIN_TOKEN_LENGTH = 32;
     /** Environment variables that hold the secret; they are never passed on to commands. */
-    public static final List<String> SECRET_VARIABLES = List.of("MCP_AUTH_TOKEN", "MCP_AUTH_TOKEN_FILE");
+    public static final List<String> SECRET_VARIABLES =
+            List.of("MCP_AUTH_TOKEN", "MCP_AUTH_TOKEN_FILE", "MCP_AUTH_TOKEN_SHA256");
 
     private static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)*");
     private static final Pattern TOKEN_CHARACTERS = Pattern.compile("[\\x21-\\x7E]+");
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-fA-F]{64}");
 
     @Override
     public String toString() {
         return "Config[host=" + host + ", port=" + port + ", basePath=" + basePath + ", workspace=" + workspace
-                + ", token=(" + token.length() + " characters), allowedOrigins=" + allowedOrigins + ", limits=" + limits + "]";
+                + ", token=(digest only), allowedOrigins=" + allowedOrigins + ", limits=" + limits + "]";
     }
 
     /** Reads the configuration from {@code env}, the process environment or a test's map. */
@@ -43,7 +45,7 @@ public record Config(String host, int port, String basePath, Path workspace, Str
         HostPort address = HostPort.parse(reader.string("MCP_ADDR", "127.0.0.1:8000"));
         String basePath = basePath(reader.string("MCP_BASE_PATH", "/mcp-sandbox"));
         Path workspace = workspace(reader.string("MCP_WORKSPACE", "/workspace"));
-        String token = token(env);
+        TokenDigest token = token(env);
         List<String> origins = Arrays.stream(reader.string("MCP_ALLOWED_ORIGINS", "").split(","))
                 .map(String::strip).filter(s -> !s.isEmpty()).toList();
 
@@ -96,13 +98,21 @@ public record Config(String host, int port, String basePath, Path workspace, Str
         return path;
     }
 
-    private static String token(Map<String, String> env) throws ConfigException {
+    private static TokenDigest token(Map<String, String> env) throws ConfigException {
         String inline = env.get("MCP_AUTH_TOKEN");
         String file = env.get("MCP_AUTH_TOKEN_FILE");
+        String digest = env.get("MCP_AUTH_TOKEN_SHA256");
         boolean hasInline = inline != null && !inline.isEmpty();
         boolean hasFile = file != null && !file.isEmpty();
-        if (hasInline && hasFile) {
-            throw new ConfigException("set MCP_AUTH_TOKEN or MCP_AUTH_TOKEN_FILE, not both");
+        boolean hasDigest = digest != null && !digest.isEmpty();
+        if ((hasInline ? 1 : 0) + (hasFile ? 1 : 0) + (hasDigest ? 1 : 0) > 1) {
+            throw new ConfigException("set only one of MCP_AUTH_TOKEN, MCP_AUTH_TOKEN_FILE and MCP_AUTH_TOKEN_SHA256");
+        }
+        if (hasDigest) {
+            if (!SHA256_HEX.matcher(digest.strip()).matches()) {
+                throw new ConfigException("MCP_AUTH_TOKEN_SHA256 must be 64 hexadecimal digits (sha256sum of the token)");
+            }
+            return TokenDigest.ofHex(digest.strip());
         }
         String token;
         if (hasFile) {
@@ -114,8 +124,8 @@ public record Config(String host, int port, String basePath, Path workspace, Str
         } else if (hasInline) {
             token = inline;
         } else {
-            throw new ConfigException("MCP_AUTH_TOKEN (or MCP_AUTH_TOKEN_FILE) is required: a random secret of at least "
-                    + MIN_TOKEN_LENGTH + " characters, e.g. openssl rand -hex 24");
+            throw new ConfigException("MCP_AUTH_TOKEN (or MCP_AUTH_TOKEN_FILE or MCP_AUTH_TOKEN_SHA256) is required: "
+                    + "a random secret of at least " + MIN_TOKEN_LENGTH + " characters, e.g. from make token");
         }
         String source = hasFile ? "the token in MCP_AUTH_TOKEN_FILE" : "MCP_AUTH_TOKEN";
         if (token.length() < MIN_TOKEN_LENGTH) {
@@ -124,7 +134,7 @@ public record Config(String host, int port, String basePath, Path workspace, Str
         if (!TOKEN_CHARACTERS.matcher(token).matches()) {
             throw new ConfigException(source + " may hold only printable ASCII without spaces");
         }
-        return token;
+        return TokenDigest.of(token);
     }
 
     private record HostPort(String host, int port) {

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.http;
 
+import dev.sandboxmcp.config.TokenDigest;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -8,9 +9,6 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
 import java.util.List;
 
@@ -24,11 +22,11 @@ final class BearerTokenFilter implements Filter {
 
     private static final String PREFIX = "Bearer ";
 
-    private final byte[] expectedDigest;
+    private final TokenDigest expected;
     private final ExemptPaths exempt;
 
-    BearerTokenFilter(String token, ExemptPaths exempt) {
-        this.expectedDigest = sha256(token);
+    BearerTokenFilter(TokenDigest expected, ExemptPaths exempt) {
+        this.expected = expected;
         this.exempt = exempt;
     }
 
@@ -53,16 +51,7 @@ final class BearerTokenFilter implements Filter {
         }
         String header = headers.getFirst();
         boolean wellFormed = header.startsWith(PREFIX);
-        byte[] sent = sha256(wellFormed ? header.substring(PREFIX.length()) : "");
         // Always compare, so a malformed header takes as long as a wrong token.
-        return MessageDigest.isEqual(sent, expectedDigest) & wellFormed;
-    }
-
-    private static byte[] sha256(String value) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
+        return expected.matches(wellFormed ? header.substring(PREFIX.length()) : "") & wellFormed;
     }
 }

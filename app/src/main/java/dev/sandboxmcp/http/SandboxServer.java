@@ -98,7 +98,7 @@ public final class SandboxServer implements AutoCloseable {
             }
             cfg.jetty.modifyServletContextHandler(handler -> {
                 addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));
-                addFilter(handler, new BearerTokenFilter(config.token(), exempt));
+                addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));
                 addServlet(handler, streamableTransport, config.path("/mcp"));
                 addServlet(handler, sseTransport, config.path("/sse"), config.path("/message"));
             });

@@ -46,7 +46,8 @@ class ConfigTest {
 
     @Test
     void tokenLengthHoldsAtTheEdge() throws Exception {
-        assertThat(Config.fromEnvironment(env("MCP_AUTH_TOKEN", "a".repeat(32))).token()).hasSize(32);
+        assertThat(Config.fromEnvironment(env("MCP_AUTH_TOKEN", "a".repeat(32))).tokenDigest())
+                .isEqualTo(TokenDigest.of("a".repeat(32)));
         assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_AUTH_TOKEN", "a".repeat(31))))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("31 characters");
     }
@@ -61,14 +62,26 @@ class ConfigTest {
     void tokenComesFromAFileWithTrailingNewlineStripped() throws Exception {
         Path file = Files.writeString(workspace.resolve("secret"), TOKEN + "\n");
         Config config = Config.fromEnvironment(env("MCP_AUTH_TOKEN", null, "MCP_AUTH_TOKEN_FILE", file.toString()));
-        assertThat(config.token()).isEqualTo(TOKEN);
+        assertThat(config.tokenDigest().matches(TOKEN)).isTrue();
+        assertThat(config.tokenDigest().matches(TOKEN + "\n")).isFalse();
         assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_AUTH_TOKEN_FILE", file.toString())))
-                .hasMessageContaining("not both");
+                .hasMessageContaining("only one");
+    }
+
+    @Test
+    void tokenCanBeGivenAsItsDigestAlone() throws Exception {
+        String hex = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(TOKEN.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        Config config = Config.fromEnvironment(env("MCP_AUTH_TOKEN", null, "MCP_AUTH_TOKEN_SHA256", hex.toUpperCase()));
+        assertThat(config.tokenDigest().matches(TOKEN)).isTrue();
+        assertThat(config.tokenDigest().matches(hex)).isFalse();
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_AUTH_TOKEN", null, "MCP_AUTH_TOKEN_SHA256", "abc")))
+                .hasMessageContaining("64 hexadecimal");
     }
 
     @Test
     void tokenNeverAppearsInToString() throws Exception {
-        assertThat(Config.fromEnvironment(env()).toString()).doesNotContain(TOKEN).contains("32 characters");
+        assertThat(Config.fromEnvironment(env()).toString()).doesNotContain(TOKEN).contains("digest only");
     }
 
     @Test

@@ -180,7 +180,15 @@ class HttpBoundaryTest {
     @Test
     void oversizedBodyIsRefusedWith413() throws Exception {
         String huge = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"" + "x".repeat(9 * 1024 * 1024) + "\"}}";
-        HttpResponse<String> response = send("POST", "/mcp-sandbox/mcp", "Bearer " + TestServer.TOKEN, huge);
+        // Expect: 100-continue lets the server refuse before the client has pushed the whole body,
+        // so the refusal is read instead of racing a broken pipe.
+        HttpRequest request = HttpRequest.newBuilder(URI.create(server.url("/mcp-sandbox/mcp")))
+                .expectContinue(true)
+                .header("Authorization", "Bearer " + TestServer.TOKEN)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString(huge)).build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(413);
         assertThat(send("GET", "/healthz", null, null).statusCode()).isEqualTo(200);
     }
