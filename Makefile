@@ -15,7 +15,27 @@ RUN_WORKSPACE ?= $(CURDIR)/workspace
 BASE_PATH ?= /mcp-sandbox
 INTEROP_DIRS := tests/interop/sdk-1.17.3 tests/interop/sdk-latest
 
-.PHONY: help build run test token interop-deps clean
+# Container settings (make up / deploy). The container runs as your UID:GID, never as root.
+IMAGE ?= sandbox-mcp:local
+BASE_IMAGE ?=
+LOCAL_BASE_IMAGE := sandbox-mcp-base:local
+HOST_UID := $(shell id -u)
+HOST_GID := $(shell id -g)
+SANDBOX_UID ?= $(if $(filter 0,$(HOST_UID)),1000,$(HOST_UID))
+SANDBOX_GID ?= $(if $(filter 0,$(HOST_UID)),1000,$(HOST_GID))
+SANDBOX_WORKSPACE ?= $(HOME)/Development
+SANDBOX_PORT ?= 18080
+COMPOSE_FILE := infra/compose/compose.yaml
+COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp -f $(COMPOSE_FILE)
+# What compose needs, derived here so that only the token's digest enters the container.
+COMPOSE_ENV = SANDBOX_IMAGE=$(IMAGE) SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SANDBOX_GID) \
+  SANDBOX_WORKSPACE="$(SANDBOX_WORKSPACE)" SANDBOX_PORT=$(SANDBOX_PORT) \
+  MCP_AUTH_TOKEN_SHA256=$$(sed -n 's/^MCP_AUTH_TOKEN=//p' $(ENV_FILE) 2>/dev/null | tr -d '\r\n' | sha256sum | cut -d' ' -f1)
+TRAEFIK_DYNAMIC_DIR ?=
+TAILNET_HOST ?=
+URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
+
+.PHONY: help build run test token interop-deps clean base-image image up down logs deploy verify lint
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -45,6 +65,43 @@ interop-deps: ## install the TypeScript SDK clients from their lockfiles
 
 test: interop-deps ## run every test (unit, integration, TypeScript interop)
 	$(MVN) verify
+
+base-image: ## build sandbox-mcp-base:local from Debian packages (no registry needed)
+	infra/image/build-base.sh $(LOCAL_BASE_IMAGE)
+
+image: ## build sandbox-mcp:local into the local Docker daemon with Jib
+	@if [ "$(HOST_UID)" = 0 ] && [ "$(origin SANDBOX_UID)" = file ]; then \
+	  echo "make image: you are root; the container user will be $(SANDBOX_UID):$(SANDBOX_GID) (set SANDBOX_UID/SANDBOX_GID to change)"; fi
+	@if [ -z "$(BASE_IMAGE)" ] && ! docker image inspect $(LOCAL_BASE_IMAGE) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory base-image; fi
+	$(MVN) -pl app -am package jib:dockerBuild -DskipTests -Dimage.name=$(IMAGE) \
+	  -Dimage.user=$(SANDBOX_UID):$(SANDBOX_GID) $(if $(BASE_IMAGE),-Dimage.base=$(BASE_IMAGE))
+
+up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace: ~/Development)
+	@mkdir -p "$(SANDBOX_WORKSPACE)"
+	$(COMPOSE_ENV) $(COMPOSE) up -d
+	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
+	@echo "check it with: make verify"
+
+down: ## stop and remove the container and its network
+	$(COMPOSE_ENV) $(COMPOSE) down
+
+logs: ## follow the container's logs (audit lines on stdout)
+	$(COMPOSE_ENV) $(COMPOSE) logs -f
+
+deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tailscale Funnel
+	@[ -n "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: set TRAEFIK_DYNAMIC_DIR (your Traefik file-provider directory)"; exit 2; }
+	@[ -n "$(TAILNET_HOST)" ] || { echo "make deploy: set TAILNET_HOST (e.g. node.tailnet.ts.net)"; exit 2; }
+	infra/traefik/render.sh "$(TAILNET_HOST)" > "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
+	@echo "Traefik route written to $(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
+	infra/tailscale/funnel.sh on
+	@echo "public URL: https://$(TAILNET_HOST)$(BASE_PATH)/mcp  (check it with: make verify URL=https://$(TAILNET_HOST)$(BASE_PATH))"
+
+verify: build token ## check a running deployment: make verify URL=http://127.0.0.1:18080/mcp-sandbox
+	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify "$(URL)"
+
+lint: ## shellcheck the scripts
+	shellcheck infra/image/build-base.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

@@ -10,6 +10,7 @@ import dev.sandboxmcp.tools.RunCommandTool;
 import dev.sandboxmcp.tools.ServerInstructions;
 import dev.sandboxmcp.tools.ToolDispatcher;
 import dev.sandboxmcp.tools.WriteFileTool;
+import dev.sandboxmcp.verify.VerifyCommand;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -24,8 +25,12 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("verify")) {
+            System.exit(VerifyCommand.run(List.of(args).subList(1, args.length), System.getenv(), System.out, System.err));
+        }
         if (args.length > 0 && !args[0].equals("serve")) {
-            System.err.println("sandbox-mcp: unknown command '" + args[0] + "'; usage: java -jar sandbox-mcp.jar [serve]");
+            System.err.println("sandbox-mcp: unknown command '" + args[0]
+                    + "'; usage: java -jar sandbox-mcp.jar [serve | verify <base-url>]");
             System.exit(2);
         }
         Config config;

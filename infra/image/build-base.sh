@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the base image for sandbox-mcp without any container registry:
+#   - a Debian root filesystem made by mmdebstrap from this machine's own apt sources
+#     (bash, git, coreutils, procps, util-linux, curl, ca-certificates, tini, ...);
+#   - a Java 25 runtime made with jlink from the build JDK, at /opt/java;
+#   - imported into the local Docker daemon with `docker import`.
+# Usage: infra/image/build-base.sh [IMAGE]   (default: sandbox-mcp-base:local)
+# Needs root (or fakeroot-capable mmdebstrap modes), mmdebstrap, docker and JAVA_HOME (JDK 25).
+set -euo pipefail
+
+image=${1:-sandbox-mcp-base:local}
+suite=${DEBIAN_SUITE:-bookworm}
+packages=bash,coreutils,findutils,grep,sed,gawk,diffutils,patch,less,procps,util-linux,psmisc,git,curl,ca-certificates,tini,make,xz-utils,unzip,zip,openssh-client,jq
+# Modules the server needs (jdeps on the shaded jar), plus elliptic-curve TLS for `verify` over HTTPS.
+modules=java.base,java.desktop,java.instrument,java.management,java.naming,java.net.http,java.rmi,java.security.jgss,java.sql,jdk.crypto.ec,jdk.unsupported,jdk.zipfs
+
+die() { echo "build-base: $*" >&2; exit 1; }
+command -v mmdebstrap >/dev/null || die "mmdebstrap is not installed (apt-get install mmdebstrap)"
+command -v docker >/dev/null || die "docker is not installed"
+docker info >/dev/null 2>&1 || die "no Docker daemon answers"
+[[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/jlink" ]] || die "JAVA_HOME must point at a JDK 25 with jlink"
+"$JAVA_HOME/bin/java" -version 2>&1 | grep -q '"25' || die "JAVA_HOME ($JAVA_HOME) is not Java 25"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "build-base: Java runtime (jlink: $modules)"
+"$JAVA_HOME/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
+  --compress=zip-6 --output "$work/java"
+
+echo "build-base: Debian $suite root filesystem (mmdebstrap, this machine's apt sources)"
+# No mirror argument: mmdebstrap then uses the apt sources configured on this machine.
+# The hooks' "$1" is the root directory, expanded by mmdebstrap, not by this script.
+# shellcheck disable=SC2016
+mmdebstrap --quiet --variant=apt --include="$packages" \
+  --customize-hook='copy-in "'"$work"'/java" /opt' \
+  --customize-hook='ln -sf /opt/java/bin/java "$1/usr/local/bin/java"' \
+  --customize-hook='mkdir -p "$1/workspace" && chmod 0777 "$1/workspace"' \
+  --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
+  "$suite" "$work/rootfs.tar"
+
+echo "build-base: docker import -> $image"
+docker import \
+  --change 'ENV PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  --change 'ENV JAVA_HOME=/opt/java' \
+  --change 'ENV LANG=C.UTF-8' \
+  --message "sandbox-mcp base: Debian $suite + jlink Java 25" \
+  "$work/rootfs.tar" "$image" >/dev/null
+docker run --rm --read-only --user 1000:1000 "$image" java -version 2>&1 | head -n 1
+echo "build-base: done: $image"
