@@ -32,6 +32,7 @@ COMPOSE_ENV = SANDBOX_IMAGE=$(IMAGE) SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SA
   SANDBOX_WORKSPACE="$(SANDBOX_WORKSPACE)" SANDBOX_PORT=$(SANDBOX_PORT) \
   MCP_AUTH_TOKEN_SHA256=$$(sed -n 's/^MCP_AUTH_TOKEN=//p' $(ENV_FILE) 2>/dev/null | tr -d '\r\n' | sha256sum | cut -d' ' -f1)
 TRAEFIK_DYNAMIC_DIR ?=
+VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
@@ -92,13 +93,13 @@ logs: ## follow the container's logs (audit lines on stdout)
 deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tailscale Funnel
 	@[ -n "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: set TRAEFIK_DYNAMIC_DIR (your Traefik file-provider directory)"; exit 2; }
 	@[ -n "$(TAILNET_HOST)" ] || { echo "make deploy: set TAILNET_HOST (e.g. node.tailnet.ts.net)"; exit 2; }
-	infra/traefik/render.sh "$(TAILNET_HOST)" > "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
+	SANDBOX_PORT=$(SANDBOX_PORT) infra/traefik/render.sh "$(TAILNET_HOST)" > "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
 	@echo "Traefik route written to $(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
 	infra/tailscale/funnel.sh on
 	@echo "public URL: https://$(TAILNET_HOST)$(BASE_PATH)/mcp  (check it with: make verify URL=https://$(TAILNET_HOST)$(BASE_PATH))"
 
-verify: build token ## check a running deployment: make verify URL=http://127.0.0.1:18080/mcp-sandbox
-	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify "$(URL)"
+verify: build token ## check a deployment: make verify [URL=https://node.tailnet.ts.net/mcp-sandbox]
+	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify $(VERIFY_FLAGS) "$(URL)"
 
 lint: ## shellcheck the scripts
 	shellcheck infra/image/build-base.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run

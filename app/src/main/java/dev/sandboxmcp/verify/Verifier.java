@@ -26,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import javax.net.ssl.SSLContext;
 
 /**
  * The deployment checklist, run from the outside against a base URL such as
@@ -44,10 +45,16 @@ public final class Verifier {
     private final String basePath;
     private final String origin;
     private final String token;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
-            .followRedirects(HttpClient.Redirect.NEVER).build();
+    private final SSLContext tls;
+    private final HttpClient http;
 
-    public Verifier(URI base, String token) {
+    /**
+     * @param insecure accept any TLS certificate (for a proxy that serves a self-signed or default
+     *                 certificate in a test); never needed against Funnel, whose certificate is real
+     */
+    public Verifier(URI base, String token, boolean insecure) {
+        this.tls = insecure ? TrustAll.context() : null;
+        this.http = configure(HttpClient.newBuilder()).build();
         String path = base.getRawPath() == null ? "" : base.getRawPath().replaceAll("/+$", "");
         this.basePath = path;
         this.origin = base.getScheme() + "://" + base.getRawAuthority();
@@ -64,14 +71,24 @@ public final class Verifier {
         }
         results.add(sseEndpointKeepsPrefix());
         results.addAll(exercise("streamable", b -> HttpClientStreamableHttpTransport.builder(origin)
+                .customizeClient(this::configure)
                 .endpoint(basePath + "/mcp")
                 .httpRequestCustomizer((r, m, u, body, ctx) -> r.header("Authorization", "Bearer " + token))
                 .build()));
         results.addAll(exercise("sse", b -> HttpClientSseClientTransport.builder(origin)
+                .customizeClient(this::configure)
                 .sseEndpoint(basePath + "/sse")
                 .httpRequestCustomizer((r, m, u, body, ctx) -> r.header("Authorization", "Bearer " + token))
                 .build()));
         return results;
+    }
+
+    private HttpClient.Builder configure(HttpClient.Builder builder) {
+        builder.connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER);
+        if (tls != null) {
+            builder.sslContext(tls);
+        }
+        return builder;
     }
 
     private CheckResult health() {

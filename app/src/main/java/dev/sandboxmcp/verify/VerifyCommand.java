@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * {@code java -jar sandbox-mcp.jar verify <base-url>}: runs the checklist and prints a PASS/FAIL
- * table. The token comes from {@code MCP_AUTH_TOKEN}. Exit code 0 when every check passes, 1 when
+ * table. The token comes from {@code MCP_AUTH_TOKEN}; {@code --insecure} accepts any TLS certificate. Exit code 0 when every check passes, 1 when
  * any fails, 2 on bad usage.
  */
 public final class VerifyCommand {
@@ -16,9 +16,12 @@ public final class VerifyCommand {
     }
 
     public static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
-        if (args.size() != 1 || !args.getFirst().matches("https?://.+")) {
-            err.println("usage: java -jar sandbox-mcp.jar verify <base-url>   e.g. http://127.0.0.1:18080/mcp-sandbox");
-            err.println("       the token is read from MCP_AUTH_TOKEN");
+        boolean insecure = args.contains("--insecure");
+        List<String> rest = args.stream().filter(a -> !a.equals("--insecure")).toList();
+        if (rest.size() != 1 || !rest.getFirst().matches("https?://.+")) {
+            err.println("usage: java -jar sandbox-mcp.jar verify [--insecure] <base-url>");
+            err.println("       e.g. verify http://127.0.0.1:18080/mcp-sandbox; the token is read from MCP_AUTH_TOKEN;");
+            err.println("       --insecure accepts any TLS certificate (test proxies only)");
             return 2;
         }
         String token = env.get("MCP_AUTH_TOKEN");
@@ -26,9 +29,9 @@ public final class VerifyCommand {
             err.println("verify: MCP_AUTH_TOKEN is not set (make verify reads it from .env)");
             return 2;
         }
-        URI base = URI.create(args.getFirst());
+        URI base = URI.create(rest.getFirst());
         out.println("verify " + base);
-        List<CheckResult> results = new Verifier(base, token.strip()).run();
+        List<CheckResult> results = new Verifier(base, token.strip(), insecure).run();
         int width = results.stream().mapToInt(r -> r.name().length()).max().orElse(10);
         for (CheckResult result : results) {
             out.printf("%-4s  %-" + width + "s  %s%n", result.passed() ? "PASS" : "FAIL", result.name(), result.detail());
