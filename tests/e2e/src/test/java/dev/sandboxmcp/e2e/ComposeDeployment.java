@@ -1,0 +1,159 @@
+package dev.sandboxmcp.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.testcontainers.DockerClientFactory;
+
+/**
+ * The real image started by the real compose file (infra/compose/compose.yaml) through the
+ * local compose binary, under names and a port of its own so it never collides with a
+ * deployment left by {@code make up}. Closing it runs {@code compose down}.
+ */
+final class ComposeDeployment implements AutoCloseable {
+
+    static final String IMAGE = System.getProperty("sandbox.image", "sandbox-mcp:local");
+    static final String BASE = "/mcp-sandbox";
+
+    final String project;
+    final String container;
+    final String network;
+    final int port;
+    final Path workspace;
+    final String token;
+    final int uid = Repo.sandboxUid();
+    final int gid = Repo.sandboxGid();
+    private final Map<String, String> env;
+    private final List<String> compose;
+
+    private ComposeDeployment(String suffix) throws IOException, InterruptedException {
+        this.project = "sandbox-mcp-e2e-" + suffix;
+        this.container = project;
+        this.network = project + "-net";
+        this.port = freePort();
+        this.workspace = Files.createTempDirectory("sandbox-mcp-e2e-workspace-");
+        Files.setAttribute(workspace, "unix:uid", uid);
+        Files.setAttribute(workspace, "unix:gid", gid);
+        byte[] random = new byte[24];
+        new SecureRandom().nextBytes(random);
+        this.token = HexFormat.of().formatHex(random);
+        this.env = Map.of(
+                "SANDBOX_IMAGE", IMAGE,
+                "SANDBOX_CONTAINER", container,
+                "SANDBOX_NETWORK", network,
+                "SANDBOX_PORT", Integer.toString(port),
+                "SANDBOX_UID", Integer.toString(uid),
+                "SANDBOX_GID", Integer.toString(gid),
+                "SANDBOX_WORKSPACE", workspace.toString(),
+                "MCP_AUTH_TOKEN_SHA256", sha256Hex(token));
+        this.compose = new ArrayList<>(Commands.compose());
+        compose.addAll(List.of("-p", project, "-f", Repo.path("infra/compose/compose.yaml").toString()));
+    }
+
+    static ComposeDeployment start(String suffix) throws Exception {
+        requireImage();
+        ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid());
+        deployment.compose("down", "--remove-orphans");
+        Commands.Result up = deployment.compose("up", "-d");
+        if (up.exitCode() != 0) {
+            deployment.close();
+            throw new AssertionError("compose up failed:\n" + up.output());
+        }
+        deployment.awaitHealthy(Duration.ofSeconds(60));
+        return deployment;
+    }
+
+    static void requireImage() {
+        try {
+            DockerClientFactory.instance().client().inspectImageCmd(IMAGE).exec();
+        } catch (RuntimeException e) {
+            throw new AssertionError("image " + IMAGE + " is missing: build it with `make image` (make test does this "
+                    + "whenever a Docker daemon answers)", e);
+        }
+    }
+
+    Commands.Result compose(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(compose);
+        command.addAll(List.of(args));
+        return Commands.run(command, env, Repo.root(), 180);
+    }
+
+    String baseUrl() {
+        return "http://127.0.0.1:" + port + BASE;
+    }
+
+    int health() {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(baseUrl() + "/healthz"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    void awaitHealthy(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (health() == 200) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        throw new AssertionError("container did not become healthy in " + timeout + ":\n" + logs());
+    }
+
+    String logs() throws IOException, InterruptedException {
+        return Commands.run(List.of("docker", "logs", "--tail", "200", container), 30).output();
+    }
+
+    /** The container's IP address on its own network. */
+    String ipAddress() throws IOException, InterruptedException {
+        Commands.Result inspect = Commands.run(List.of("docker", "inspect", "-f",
+                "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", container), 30);
+        assertThat(inspect.exitCode()).as(inspect.output()).isZero();
+        return inspect.output().strip();
+    }
+
+    @Override
+    public void close() throws Exception {
+        Commands.Result down = compose("down", "--remove-orphans", "--timeout", "10");
+        if (down.exitCode() != 0) {
+            System.err.println("compose down failed for " + project + ":\n" + down.output());
+        }
+        // Files the container wrote belong to the sandbox user; the test user may not remove them all.
+        Commands.run(List.of("rm", "-rf", workspace.toString()), 60);
+    }
+
+    static String sha256Hex(String value) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

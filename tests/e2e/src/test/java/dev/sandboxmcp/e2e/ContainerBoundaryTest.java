@@ -1,0 +1,214 @@
+package dev.sandboxmcp.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
+
+/**
+ * The real image, started from the compose file with all its flags, probed from outside (HTTP,
+ * the host's view of files and processes) and from inside (commands run through the tools).
+ */
+@RequiresDocker
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ContainerBoundaryTest {
+
+    ComposeDeployment deployment;
+    McpSyncClient client;
+
+    @BeforeAll
+    void start() throws Exception {
+        deployment = ComposeDeployment.start("boundary");
+        client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (client != null) {
+            client.close();
+        }
+        if (deployment != null) {
+            deployment.close();
+        }
+    }
+
+    String sh(String command) {
+        return Mcp.stdout(client, command);
+    }
+
+    @Test
+    void verifyChecklistPassesOnBothTransports() throws Exception {
+        Commands.Result verify = Commands.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", Repo.path("app/target/sandbox-mcp.jar").toString(), "verify", deployment.baseUrl()),
+                Map.of("MCP_AUTH_TOKEN", deployment.token), Repo.root(), 120);
+        assertThat(verify.exitCode()).as(verify.output()).isZero();
+        assertThat(verify.output()).contains("all 16 checks passed").doesNotContain("FAIL");
+    }
+
+    @Test
+    void portIsPublishedOnHostLoopbackOnly() throws Exception {
+        Commands.Result ports = Commands.run(List.of("docker", "port", deployment.container, "8000/tcp"), 30);
+        assertThat(ports.output().strip().lines().toList()).containsExactly("127.0.0.1:" + deployment.port);
+    }
+
+    @Test
+    void processRunsAsTheHostUserNeverRoot() {
+        assertThat(sh("id -u; id -g").lines().toList())
+                .containsExactly(Integer.toString(deployment.uid), Integer.toString(deployment.gid));
+        assertThat(deployment.uid).isNotZero();
+        // Every process in the container, the server and the init included.
+        assertThat(sh("ps -eo uid= | sort -u").strip()).isEqualTo(Integer.toString(deployment.uid));
+    }
+
+    @Test
+    void commandsHaveNoCapabilities() {
+        String caps = sh("grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; grep -E '^Cap(Prm|Eff|Bnd)' /proc/1/status");
+        assertThat(caps.lines().toList()).hasSize(8).allMatch(l -> l.endsWith("0000000000000000"));
+        assertThat(sh("grep NoNewPrivs /proc/self/status")).contains("1");
+    }
+
+    @Test
+    void rootFilesystemIsReadOnlyAndTmpIsNotExecutable() {
+        Map<String, Object> writes = Mcp.run(client, "touch /usr/local/bin/x; touch /etc/x; touch /x", 30);
+        assertThat((String) writes.get("stderr")).contains("Read-only file system");
+        assertThat(((String) writes.get("stderr")).lines().count()).isEqualTo(3);
+
+        Map<String, Object> exec = Mcp.run(client, "cp /bin/true /tmp/true && chmod +x /tmp/true && /tmp/true", 30);
+        assertThat(exec.get("exit_code")).isEqualTo(126);
+        assertThat((String) exec.get("stderr")).contains("Permission denied");
+        assertThat(sh("grep ' /tmp ' /proc/self/mounts")).contains("noexec").contains("nosuid").contains("nodev");
+    }
+
+    @Test
+    void nothingButTheWorkspaceIsWritableAndPersistent() {
+        String writable = sh("for d in $(awk '{print $5}' /proc/self/mountinfo | sort -u); do "
+                + "[ -d \"$d\" ] && touch \"$d/.probe-$$\" 2>/dev/null && rm -f \"$d/.probe-$$\" && echo \"$d\"; done");
+        Set<String> dirs = writable.lines().collect(Collectors.toSet());
+        // Only the workspace is a host directory; the rest are the container's own memory-backed
+        // file systems (tmpfs /tmp, /dev and its shm and mqueue), gone when it stops.
+        assertThat(dirs).contains("/workspace", "/tmp")
+                .isSubsetOf("/workspace", "/tmp", "/dev", "/dev/shm", "/dev/mqueue");
+        // mountinfo: mount point is field 5, options field 6, the file system type follows " - ".
+        String mounts = sh("awk '{for (i = 7; i <= NF; i++) if ($i == \"-\") {print $5, $6, $(i + 1); break}}' "
+                + "/proc/self/mountinfo");
+        Set<String> memoryBacked = Set.of("proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2", "overlay");
+        // Everything writable that is not memory-backed comes from the host: only the workspace may be.
+        List<String> writableHostMounts = mounts.lines().map(l -> l.split(" "))
+                .filter(f -> f[1].startsWith("rw") && !memoryBacked.contains(f[2]))
+                .map(f -> f[0]).toList();
+        assertThat(writableHostMounts).containsExactly("/workspace");
+    }
+
+    @Test
+    void fileWrittenThroughTheToolsAppearsOnTheHostOwnedByTheHostUser() throws Exception {
+        McpSchema.CallToolResult write = client.callTool(new McpSchema.CallToolRequest("write_file",
+                Map.of("path", "from-sandbox.txt", "content", "written in the sandbox\n")));
+        assertThat(write.isError()).isFalse();
+        Path onHost = deployment.workspace.resolve("from-sandbox.txt");
+        assertThat(onHost).hasContent("written in the sandbox");
+        assertThat(Files.getAttribute(onHost, "unix:uid")).isEqualTo(deployment.uid);
+        assertThat(Files.getAttribute(onHost, "unix:gid")).isEqualTo(deployment.gid);
+    }
+
+    @Test
+    void noDockerSocketAndNoTokenAnywhereInside() {
+        String sockets = sh("ls -la /var/run/docker.sock /run/docker.sock 2>&1; find / -xdev -name '*.sock' 2>/dev/null");
+        assertThat(sockets).doesNotContain("srw").contains("No such file");
+        String everything = sh("env; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' '\\n' < \"$f\"; done 2>/dev/null");
+        assertThat(everything).contains("PATH=").doesNotContain(deployment.token);
+        assertThat(sh("env")).doesNotContain("MCP_AUTH_TOKEN");
+    }
+
+    @Test
+    void imageHoldsNoSecretsOrBuildContext() {
+        String found = sh("ls -a /app /app/* 2>/dev/null | grep -E '(^|/)\\.env|\\.git$|Makefile|pom.xml' || true; "
+                + "find / -xdev \\( -name .env -o -name '.env.*' \\) 2>/dev/null | grep -v '^/workspace' || true");
+        assertThat(found.strip()).isEmpty();
+    }
+
+    @Test
+    void forkBurstHitsThePidsLimitAndTheServerKeepsAnswering() {
+        Map<String, Object> burst = Mcp.run(client,
+                "i=0; while [ $i -lt 300 ]; do sleep 30 & i=$((i+1)); done; echo spawned", 30);
+        assertThat((String) burst.get("stderr")).containsAnyOf("Resource temporarily unavailable", "Cannot fork",
+                "retry");
+        assertThat(deployment.health()).isEqualTo(200);
+        assertThat(sh("echo alive")).isEqualTo("alive\n");
+        assertThat(sh("ps -e --no-headers | wc -l").strip()).satisfies(n -> assertThat(Integer.parseInt(n)).isLessThan(20));
+    }
+
+    @Test
+    void commandThatAllocatesTwoGigabytesDiesAndTheServerLives() {
+        Map<String, Object> hog = Mcp.run(client,
+                "head -c 2147483648 /dev/zero | awk 'BEGIN{RS=\"\\x01\"} {s=$0} END{print length(s)}'", 120);
+        assertThat((Integer) hog.get("exit_code")).as("killed by the OOM killer").isNotZero();
+        assertThat(deployment.health()).isEqualTo(200);
+        assertThat(sh("echo alive")).isEqualTo("alive\n");
+    }
+
+    @Test
+    void noZombiesPileUpAfterCommandsThatOrphanChildren() throws Exception {
+        for (int i = 0; i < 50; i++) {
+            Mcp.run(client, "(sleep 5 &) ; sh -c 'sleep 5 &' ; setsid sleep 5 & echo $i", 10);
+        }
+        Thread.sleep(1_000);
+        String states = sh("ps -eo stat=,comm=");
+        assertThat(states.lines().filter(l -> l.startsWith("Z")).toList()).isEmpty();
+        assertThat(states.lines().filter(l -> l.contains("sleep")).toList()).as("orphans were killed").isEmpty();
+    }
+
+    @Test
+    void otherContainersOnTheBridgeAreUnreachable() throws Exception {
+        // A canary of our own on the same network: the host reaches it, the sandbox must not.
+        try (GenericContainer<?> canary = new GenericContainer<>(ComposeDeployment.IMAGE)
+                .withImagePullPolicy(name -> false)
+                .withNetworkMode(deployment.network)
+                .withEnv("MCP_AUTH_TOKEN_SHA256", ComposeDeployment.sha256Hex(deployment.token))
+                .withCreateContainerCmdModifier(cmd -> cmd.withName(deployment.project + "-canary"))
+                .waitingFor(Wait.forLogMessage(".*listening on.*\\n", 1).withStartupTimeout(Duration.ofSeconds(60)))) {
+            canary.start();
+            String ip = canary.getContainerInfo().getNetworkSettings().getNetworks().get(deployment.network).getIpAddress();
+            HttpResponse<String> fromHost = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://" + ip + ":8000/healthz")).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(fromHost.statusCode()).as("the canary answers the host").isEqualTo(200);
+
+            Map<String, Object> probe = Mcp.run(client,
+                    "curl -sS -m 5 -o /dev/null -w '%{http_code}' http://" + ip + ":8000/healthz", 30);
+            assertThat(probe.get("exit_code")).as("curl from the sandbox must fail: %s", probe).isNotEqualTo(0);
+            assertThat((String) probe.get("stdout")).doesNotContain("200");
+        }
+        String options = Commands.run(List.of("docker", "network", "inspect", "-f", "{{json .Options}}", deployment.network), 30)
+                .output();
+        assertThat(options).contains("\"com.docker.network.bridge.enable_icc\":\"false\"")
+                .contains("\"com.docker.network.bridge.enable_ip_masquerade\":\"false\"");
+    }
+
+    @Test
+    void resourceLimitsMatchTheComposeFile() throws Exception {
+        String inspect = Commands.run(List.of("docker", "inspect", "-f",
+                "{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.PidsLimit}} {{.HostConfig.Memory}} {{.HostConfig.NanoCpus}} "
+                        + "{{.HostConfig.Init}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}} {{.HostConfig.RestartPolicy.Name}}",
+                deployment.container), 30).output().strip();
+        assertThat(Arrays.asList(inspect.split(" "))).containsExactly("true", "128", "1073741824", "2000000000", "true",
+                "[ALL]", "[no-new-privileges:true]", "unless-stopped");
+    }
+}

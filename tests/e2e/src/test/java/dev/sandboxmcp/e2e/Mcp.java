@@ -1,0 +1,52 @@
+package dev.sandboxmcp.e2e;
+
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/** SDK clients for a deployment, and a shorthand for run_command. */
+final class Mcp {
+
+    private Mcp() {
+    }
+
+    static McpSyncClient streamable(String origin, String basePath, String token) {
+        McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport.builder(origin)
+                        .endpoint(basePath + "/mcp")
+                        .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + token))
+                        .build())
+                .requestTimeout(Duration.ofSeconds(150)).initializationTimeout(Duration.ofSeconds(30)).build();
+        client.initialize();
+        return client;
+    }
+
+    static McpSyncClient sse(String origin, String basePath, String token) {
+        McpSyncClient client = McpClient.sync(HttpClientSseClientTransport.builder(origin)
+                        .sseEndpoint(basePath + "/sse")
+                        .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + token))
+                        .build())
+                .requestTimeout(Duration.ofSeconds(150)).initializationTimeout(Duration.ofSeconds(30)).build();
+        client.initialize();
+        return client;
+    }
+
+    /** Runs a command and returns run_command's structured result. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> run(McpSyncClient client, String command, int timeoutSeconds) {
+        McpSchema.CallToolResult result = client.callTool(new McpSchema.CallToolRequest("run_command",
+                Map.of("command", command, "timeout_seconds", timeoutSeconds)));
+        if (Boolean.TRUE.equals(result.isError())) {
+            throw new AssertionError("run_command failed: " + result.content());
+        }
+        return new HashMap<>((Map<String, Object>) result.structuredContent());
+    }
+
+    static String stdout(McpSyncClient client, String command) {
+        return (String) run(client, command, 60).get("stdout");
+    }
+}
