@@ -64,7 +64,12 @@ run: build token ## build, then serve ./workspace on 127.0.0.1:18080
 interop-deps: ## install the TypeScript SDK clients from their lockfiles
 	@for dir in $(INTEROP_DIRS); do (cd $$dir && npm ci --no-audit --no-fund --loglevel=error) || exit 1; done
 
-test: interop-deps ## run every test (unit, integration, TypeScript interop)
+test: interop-deps ## run every test: unit, integration, interop, and e2e when a Docker daemon answers
+	@if docker info >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory image; \
+	else \
+	  echo "*** make test: no Docker daemon answers: the container e2e tests will be SKIPPED (start Docker to run them)"; \
+	fi
 	$(MVN) verify
 
 base-image: ## build sandbox-mcp-base:local from Debian packages (no registry needed)

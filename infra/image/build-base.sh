@@ -5,6 +5,8 @@
 #   - a Java 25 runtime made with jlink from the build JDK, at /opt/java;
 #   - imported into the local Docker daemon with `docker import`.
 # Usage: infra/image/build-base.sh [IMAGE]   (default: sandbox-mcp-base:local)
+# DEBIAN_MIRROR: a Debian mirror URL, for machines whose own apt sources are not Debian's
+# (for instance an Ubuntu CI runner); by default the machine's own sources are used.
 # Needs root (or fakeroot-capable mmdebstrap modes), mmdebstrap, docker and JAVA_HOME (JDK 25).
 set -euo pipefail
 
@@ -29,15 +31,19 @@ echo "build-base: Java runtime (jlink: $modules)"
   --compress=zip-6 --output "$work/java"
 
 echo "build-base: Debian $suite root filesystem (mmdebstrap, this machine's apt sources)"
-# No mirror argument: mmdebstrap then uses the apt sources configured on this machine.
+# Without a mirror argument mmdebstrap uses the apt sources configured on this machine.
 # The hooks' "$1" is the root directory, expanded by mmdebstrap, not by this script.
 # shellcheck disable=SC2016
+mirror=()
+if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
+  mirror=("$DEBIAN_MIRROR")
+fi
 mmdebstrap --quiet --variant=apt --include="$packages" \
   --customize-hook='copy-in "'"$work"'/java" /opt' \
   --customize-hook='ln -sf /opt/java/bin/java "$1/usr/local/bin/java"' \
   --customize-hook='mkdir -p "$1/workspace" && chmod 0777 "$1/workspace"' \
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
-  "$suite" "$work/rootfs.tar"
+  "$suite" "$work/rootfs.tar" "${mirror[@]}"
 
 echo "build-base: docker import -> $image"
 docker import \

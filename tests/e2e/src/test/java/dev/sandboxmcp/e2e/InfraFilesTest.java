@@ -1,0 +1,92 @@
+package dev.sandboxmcp.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+
+/** The versioned infrastructure files: rendered, parsed and checked for what the route needs. */
+class InfraFilesTest {
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> map(Object value, String key) {
+        return (Map<String, Object>) ((Map<String, Object>) value).get(key);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void traefikRouteKeepsThePrefixAndUsesTheTailscaleResolver() throws Exception {
+        Commands.Result rendered = Commands.run(List.of("bash", Repo.path("infra/traefik/render.sh").toString(),
+                "node.tail1234.ts.net"), Map.of("SANDBOX_PORT", "18080"), Repo.root(), 30);
+        assertThat(rendered.exitCode()).as(rendered.output()).isZero();
+        Map<String, Object> http = map(new Yaml().load(rendered.output()), "http");
+        Map<String, Object> router = map(map(http, "routers"), "sandbox-mcp");
+        assertThat(router.get("rule")).isEqualTo("Host(`node.tail1234.ts.net`) && PathPrefix(`/mcp-sandbox`)");
+        assertThat((List<String>) router.get("entryPoints")).containsExactly("websecure");
+        assertThat(map(router, "tls")).containsEntry("certResolver", "tailscale");
+        assertThat(router).doesNotContainKey("middlewares");
+        Map<String, Object> service = map(map(http, "services"), "sandbox-mcp");
+        List<Map<String, Object>> servers = (List<Map<String, Object>>) map(service, "loadBalancer").get("servers");
+        assertThat(servers).containsExactly(Map.of("url", "http://127.0.0.1:18080"));
+        assertThat(http).doesNotContainKey("middlewares");
+        String settings = rendered.output().lines().filter(l -> !l.strip().startsWith("#"))
+                .reduce("", (a, b) -> a + b + "\n");
+        assertThat(settings).doesNotContain("stripPrefix").doesNotContain("compress").doesNotContain("${");
+    }
+
+    @Test
+    void renderRefusesWhatIsNotAHostName() throws Exception {
+        for (String bad : List.of("", "node`) || Host(`evil", "https://node.ts.net", "node.ts.net/x", "a b")) {
+            Commands.Result result = Commands.run(List.of("bash", Repo.path("infra/traefik/render.sh").toString(), bad),
+                    Map.of(), Repo.root(), 30);
+            assertThat(result.exitCode()).as("host %s", bad).isEqualTo(2);
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void traefikStaticExampleTurnsOffTheReadTimeoutOnTheMcpEntrypoint() throws Exception {
+        Map<String, Object> config = new Yaml().load(Files.readString(Repo.path("infra/traefik/traefik.example.yml")));
+        Map<String, Object> websecure = map(map(config, "entryPoints"), "websecure");
+        assertThat(map(map(websecure, "transport"), "respondingTimeouts")).containsEntry("readTimeout", "0s");
+        assertThat(map(config, "certificatesResolvers")).containsKey("tailscale");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void composeFileHasTheLockedDownFlags() throws Exception {
+        Map<String, Object> compose = new Yaml().load(Files.readString(Repo.path("infra/compose/compose.yaml")));
+        Map<String, Object> service = map(map(compose, "services"), "sandbox-mcp");
+        assertThat(service).containsEntry("read_only", true).containsEntry("init", true)
+                .containsEntry("pids_limit", 128).containsEntry("mem_limit", "1g").containsEntry("cpus", 2)
+                .containsEntry("restart", "unless-stopped")
+                .doesNotContainKeys("privileged", "cap_add", "env_file", "network_mode");
+        assertThat((List<String>) service.get("cap_drop")).containsExactly("ALL");
+        assertThat((List<String>) service.get("security_opt")).containsExactly("no-new-privileges:true");
+        assertThat((List<String>) service.get("tmpfs")).singleElement().asString()
+                .startsWith("/tmp:rw,noexec,nosuid,nodev,size=256m,");
+        assertThat((List<String>) service.get("volumes")).singleElement().asString().endsWith(":/workspace:rw");
+        assertThat((List<String>) service.get("ports")).containsExactly("127.0.0.1:${SANDBOX_PORT:-18080}:8000");
+        Map<String, Object> network = map(map(compose, "networks"), "sandbox-mcp-net");
+        assertThat(map(network, "driver_opts")).containsEntry("com.docker.network.bridge.enable_icc", "false")
+                .containsEntry("com.docker.network.bridge.enable_ip_masquerade", "false");
+    }
+
+    @Test
+    void shellScriptsAreShellcheckClean() throws Exception {
+        boolean installed;
+        try {
+            installed = Commands.run(List.of("shellcheck", "--version"), 30).exitCode() == 0;
+        } catch (java.io.IOException e) {
+            installed = false;
+        }
+        assumeTrue(installed, "SKIPPED: shellcheck is not installed (apt-get install shellcheck; .ci/run installs it)");
+        Commands.Result result = Commands.run(List.of("shellcheck", "infra/image/build-base.sh", "infra/traefik/render.sh",
+                "infra/tailscale/funnel.sh", ".ci/run"), Map.of(), Repo.root(), 60);
+        assertThat(result.exitCode()).as(result.output()).isZero();
+    }
+}
