@@ -32,12 +32,12 @@ echo "build-base: Java runtime (jlink: $modules)"
 
 echo "build-base: Debian $suite root filesystem (mmdebstrap, this machine's apt sources)"
 # Without a mirror argument mmdebstrap uses the apt sources configured on this machine.
-# The hooks' "$1" is the root directory, expanded by mmdebstrap, not by this script.
-# shellcheck disable=SC2016
 mirror=()
 if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
   mirror=("$DEBIAN_MIRROR")
 fi
+# The hooks' "$1" is the root directory, expanded by mmdebstrap, not by this script.
+# shellcheck disable=SC2016
 mmdebstrap --quiet --variant=apt --include="$packages" \
   --customize-hook='copy-in "'"$work"'/java" /opt' \
   --customize-hook='ln -sf /opt/java/bin/java "$1/usr/local/bin/java"' \
