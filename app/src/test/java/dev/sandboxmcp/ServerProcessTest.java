@@ -129,6 +129,11 @@ class ServerProcessTest {
     }
 
     Process launch(Map<String, String> env, List<String> jvmOptions) throws IOException {
+        return serverProcess(env, jvmOptions).start();
+    }
+
+    /** {@code java ... dev.sandboxmcp.Main} on the test class path, with only {@code env} as MCP_ settings. */
+    static ProcessBuilder serverProcess(Map<String, String> env, List<String> jvmOptions) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--enable-native-access=ALL-UNNAMED");
@@ -139,7 +144,7 @@ class ServerProcessTest {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
         builder.environment().putAll(env);
-        return builder.start();
+        return builder;
     }
 
     static int freePort() throws IOException {
@@ -171,7 +176,6 @@ class ServerProcessTest {
             Map<String, String> full = new HashMap<>(env);
             full.put("MCP_ADDR", "127.0.0.1:" + port);
             full.put("MCP_WORKSPACE", workspace.toString());
-            List<String> command = new ArrayList<>();
             Process process = test.launchTo(full, jvmOptions, log);
             Server server = new Server(process, port, workspace, log, test.http);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -225,17 +229,7 @@ class ServerProcessTest {
     }
 
     Process launchTo(Map<String, String> env, List<String> jvmOptions, Path log) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.addAll(jvmOptions);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(Main.class.getName());
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
-        builder.environment().putAll(env);
-        return builder.start();
+        return serverProcess(env, jvmOptions).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
     static String jsonString(String value) {

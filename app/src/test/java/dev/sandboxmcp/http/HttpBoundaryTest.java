@@ -100,21 +100,18 @@ class HttpBoundaryTest {
 
     @Test
     void foreignOriginIsRefusedAllowedOriginPasses() throws Exception {
-        HttpRequest foreign = HttpRequest.newBuilder(URI.create(server.url("/mcp-sandbox/mcp")))
-                .header("Authorization", "Bearer " + TestServer.TOKEN)
-                .header("Origin", "http://evil.example")
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofString(INITIALIZE)).build();
-        assertThat(http.send(foreign, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(403);
+        assertThat(initializeFrom("http://evil.example").statusCode()).isEqualTo(403);
+        assertThat(initializeFrom("https://allowed.example").statusCode()).isEqualTo(200);
+    }
 
-        HttpRequest allowed = HttpRequest.newBuilder(URI.create(server.url("/mcp-sandbox/mcp")))
+    HttpResponse<String> initializeFrom(String origin) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(server.url("/mcp-sandbox/mcp")))
                 .header("Authorization", "Bearer " + TestServer.TOKEN)
-                .header("Origin", "https://allowed.example")
+                .header("Origin", origin)
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofString(INITIALIZE)).build();
-        assertThat(http.send(allowed, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
