@@ -84,7 +84,9 @@ image: ## build sandbox-mcp:local into the local Docker daemon with Jib
 	  -Dimage.user=$(SANDBOX_UID):$(SANDBOX_GID) $(if $(BASE_IMAGE),-Dimage.base=$(BASE_IMAGE))
 
 up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace: ~/Development)
-	@mkdir -p "$(SANDBOX_WORKSPACE)"
+	@if [ ! -d "$(SANDBOX_WORKSPACE)" ]; then \
+	  mkdir -p "$(SANDBOX_WORKSPACE)" && chown $(SANDBOX_UID):$(SANDBOX_GID) "$(SANDBOX_WORKSPACE)" && \
+	  echo "created $(SANDBOX_WORKSPACE) for $(SANDBOX_UID):$(SANDBOX_GID)"; fi
 	$(COMPOSE_ENV) $(COMPOSE) up -d
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@echo "check it with: make verify"

@@ -26,6 +26,8 @@ public final class Main {
 
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("verify")) {
+            // The SDK client logs each session at INFO; the table is the output.
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
             System.exit(VerifyCommand.run(List.of(args).subList(1, args.length), System.getenv(), System.out, System.err));
         }
         if (args.length > 0 && !args[0].equals("serve")) {
@@ -90,7 +92,10 @@ public final class Main {
     }
 
     private static String version() {
-        String version = Main.class.getPackage().getImplementationVersion();
-        return version == null ? "dev" : version;
+        try (var in = Main.class.getResourceAsStream("/sandbox-mcp.version")) {
+            return in == null ? "dev" : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            return "dev";
+        }
     }
 }
