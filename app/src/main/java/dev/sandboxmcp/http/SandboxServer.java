@@ -99,6 +99,10 @@ public final class SandboxServer implements AutoCloseable {
             cfg.jetty.modifyServletContextHandler(handler -> {
                 addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));
                 addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));
+                for (String messagePath : new String[] {config.path("/mcp"), config.path("/message")}) {
+                    addFilter(handler, new ErrorBodyFilter(), messagePath);
+                    addFilter(handler, new JsonRpcRequestFilter(config.limits().maxRequestBytes()), messagePath);
+                }
                 addServlet(handler, streamableTransport, config.path("/mcp"));
                 addServlet(handler, sseTransport, config.path("/sse"), config.path("/message"));
             });
@@ -110,9 +114,13 @@ public final class SandboxServer implements AutoCloseable {
     }
 
     private static void addFilter(ServletContextHandler handler, Filter filter) {
+        addFilter(handler, filter, "/*");
+    }
+
+    private static void addFilter(ServletContextHandler handler, Filter filter, String path) {
         FilterHolder holder = new FilterHolder(filter);
         holder.setAsyncSupported(true);
-        handler.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
+        handler.addFilter(holder, path, EnumSet.of(DispatcherType.REQUEST));
     }
 
     private static void addServlet(ServletContextHandler handler, Servlet servlet, String... paths) {

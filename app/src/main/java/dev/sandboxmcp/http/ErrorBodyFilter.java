@@ -1,0 +1,122 @@
+package dev.sandboxmcp.http;
+
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * The SDK's HTTP transports answer some failures with a serialized Java exception: class names,
+ * stack frames, library versions. This filter holds back any error body (status 400 and up) the
+ * transport writes and sends a bare JSON-RPC error with the same status and code instead.
+ */
+final class ErrorBodyFilter implements Filter {
+
+    private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        HeldErrorResponse response = new HeldErrorResponse((HttpServletResponse) res);
+        chain.doFilter(req, response);
+        response.finish();
+    }
+
+    private static final class HeldErrorResponse extends HttpServletResponseWrapper {
+        private int status = 200;
+        private ByteArrayOutputStream held;
+        private PrintWriter heldWriter;
+
+        HeldErrorResponse(HttpServletResponse response) {
+            super(response);
+        }
+
+        @Override
+        public void setStatus(int sc) {
+            status = sc;
+            super.setStatus(sc);
+        }
+
+        @Override
+        public ServletOutputStream getOutputStream() throws IOException {
+            if (status < 400) {
+                return super.getOutputStream();
+            }
+            held = held == null ? new ByteArrayOutputStream() : held;
+            return new ServletOutputStream() {
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setWriteListener(WriteListener listener) {
+                    throw new UnsupportedOperationException("error bodies are written at once");
+                }
+
+                @Override
+                public void write(int b) {
+                    held.write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    held.write(b, off, len);
+                }
+            };
+        }
+
+        @Override
+        public PrintWriter getWriter() throws IOException {
+            if (status < 400) {
+                return super.getWriter();
+            }
+            if (heldWriter == null) {
+                held = held == null ? new ByteArrayOutputStream() : held;
+                heldWriter = new PrintWriter(new OutputStreamWriter(held, StandardCharsets.UTF_8));
+            }
+            return heldWriter;
+        }
+
+        void finish() throws IOException {
+            if (held == null) {
+                return;
+            }
+            if (heldWriter != null) {
+                heldWriter.flush();
+            }
+            int code = status >= 500 ? JsonRpcErrors.INTERNAL_ERROR : JsonRpcErrors.INVALID_REQUEST;
+            String message = status >= 500 ? "internal error" : "invalid request";
+            try {
+                Map<String, Object> body = JSON.readValue(held.toByteArray(), new TypeRef<Map<String, Object>>() {
+                });
+                if (body.get("jsonRpcError") instanceof Map<?, ?> error && error.get("code") instanceof Number number) {
+                    code = number.intValue();
+                    if (status < 500 && error.get("message") instanceof String text && !text.contains("Exception")) {
+                        message = text.lines().findFirst().orElse(message);
+                    }
+                } else if (body.containsKey("jsonrpc") && body.containsKey("error")) {
+                    HttpServletResponse original = (HttpServletResponse) getResponse();
+                    original.getOutputStream().write(held.toByteArray());
+                    return;
+                }
+            } catch (IOException | RuntimeException notJson) {
+                // keep the generic message
+            }
+            JsonRpcErrors.write((HttpServletResponse) getResponse(), status, null, code, message);
+        }
+    }
+}
