@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -23,6 +24,7 @@ public final class CommandRunner implements AutoCloseable {
     static final String MARKER_VARIABLE = "SANDBOX_MCP_RUN";
 
     private static final Duration PIPE_CLOSE_WAIT = Duration.ofSeconds(2);
+    private static final List<Duration> LATE_SWEEPS = List.of(Duration.ofMillis(100), Duration.ofMillis(900));
 
     private final Map<String, String> environment;
     private final int outputCapBytes;
@@ -93,6 +95,7 @@ public final class CommandRunner implements AutoCloseable {
             boolean finished = process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
             // Timed out or not, nothing the command started may keep running.
             tree.terminate(finished ? Duration.ofMillis(200) : killGrace);
+            sweepLater(tree);
             int exitCode = process.waitFor();
             long durationMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
@@ -104,6 +107,23 @@ public final class CommandRunner implements AutoCloseable {
                 tree.terminate(Duration.ZERO);
             }
         }
+    }
+
+    /**
+     * A process caught between its parent's fork and exit can slip past one scan of /proc; two
+     * more sweeps shortly after the call returns catch it without delaying the result.
+     */
+    private void sweepLater(ProcessTree tree) {
+        Thread.ofVirtual().name("sweep").start(() -> {
+            for (Duration wait : LATE_SWEEPS) {
+                try {
+                    Thread.sleep(wait);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                tree.terminate(killGrace);
+            }
+        });
     }
 
     /**

@@ -25,11 +25,19 @@ final class ProcessTree {
 
     private final long sessionId;
     private final byte[] marker;
+    private final long leaderStartTicks;
 
     ProcessTree(long sessionId, String markerEntry) {
         this.sessionId = sessionId;
         this.marker = (markerEntry + "\0").getBytes(StandardCharsets.UTF_8);
+        // Nothing started before the command can belong to it: only younger processes are
+        // worth reading the environment of, which keeps a scan of a busy /proc cheap.
+        String[] leader = statFields(PROC.resolve(Long.toString(sessionId)));
+        this.leaderStartTicks = leader == null ? 0 : Long.parseLong(leader[STARTTIME]);
     }
+
+    /** Index of starttime (field 22 of /proc/pid/stat) in the fields after the command name. */
+    private static final int STARTTIME = 22 - 3;
 
     /**
      * Sends SIGTERM to every member, waits up to {@code grace} for them to go, then SIGKILLs
@@ -72,14 +80,10 @@ final class ProcessTree {
     }
 
     private boolean belongs(Path procEntry) {
-        String stat;
-        try {
-            stat = Files.readString(procEntry.resolve("stat"), StandardCharsets.ISO_8859_1);
-        } catch (IOException gone) {
+        String[] fields = statFields(procEntry);
+        if (fields == null) {
             return false;
         }
-        // Fields after the command name, which is in parentheses and may itself contain spaces.
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         String state = fields[0];
         if (state.equals("Z") || state.equals("X")) {
             return false;
@@ -87,7 +91,17 @@ final class ProcessTree {
         if (Long.parseLong(fields[3]) == sessionId) {
             return true;
         }
-        return environmentHasMarker(procEntry);
+        return Long.parseLong(fields[STARTTIME]) >= leaderStartTicks && environmentHasMarker(procEntry);
+    }
+
+    /** The fields of /proc/pid/stat after the command name (which may contain spaces), or null. */
+    private static String[] statFields(Path procEntry) {
+        try {
+            String stat = Files.readString(procEntry.resolve("stat"), StandardCharsets.ISO_8859_1);
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        } catch (IOException | RuntimeException gone) {
+            return null;
+        }
     }
 
     private boolean environmentHasMarker(Path procEntry) {

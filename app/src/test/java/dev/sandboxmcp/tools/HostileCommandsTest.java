@@ -1,0 +1,110 @@
+package dev.sandboxmcp.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandboxmcp.TestServer;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Commands written to hurt the runner, through the real server: each returns within its
+ * timeout plus a small grace, leaves nothing running, and the server stays healthy.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HostileCommandsTest {
+
+    static final int TIMEOUT_SECONDS = 2;
+    /** SIGTERM grace (2 s by default) plus reading and scheduling slack. */
+    static final long ALLOWED_MILLIS = TIMEOUT_SECONDS * 1000L + 2_000 + 2_500;
+
+    TestServer server;
+    McpSyncClient client;
+
+    @BeforeAll
+    void start(@TempDir Path workspace) throws Exception {
+        server = TestServer.start(workspace);
+        client = server.streamableClient();
+        client.initialize();
+    }
+
+    @AfterAll
+    void stop() {
+        client.close();
+        server.close();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            output bomb on stdout        | yes
+            output bomb on stderr        | yes >&2
+            both streams at once         | yes out & yes err >&2; wait
+            yes with no newline          | yes | tr -d '\\n'
+            traps and ignores SIGTERM    | trap '' TERM; while :; do :; done
+            double-forked daemon         | (setsid sh -c 'trap "" TERM HUP; exec sleep 300' &) ; sleep 300
+            daemon that leaves at once   | (setsid sh -c 'trap "" TERM HUP; exec sleep 300' > /dev/null 2>&1 &) ; echo detached
+            exec replaces the shell      | exec sleep 300
+            closes its output early      | exec >&- 2>&-; sleep 300
+            keeps the pipe in a daemon   | setsid sh -c 'sleep 300' & echo started
+            reads stdin                  | read line; cat; echo "stdin gave: $line"
+            """)
+    void returnsInTimeAndLeavesNothingRunning(String name, String command) throws Exception {
+        Set<Long> before = markedProcesses();
+        long started = System.nanoTime();
+        CallToolResult result = client.callTool(new CallToolRequest("run_command",
+                Map.of("command", command, "timeout_seconds", TIMEOUT_SECONDS)));
+        long millis = (System.nanoTime() - started) / 1_000_000;
+
+        assertThat(result.isError()).as("%s: %s", name, result.content()).isFalse();
+        assertThat(millis).as("%s took %d ms", name, millis).isLessThan(ALLOWED_MILLIS);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> structured = (Map<String, Object>) result.structuredContent();
+        assertThat(((String) structured.get("stdout")).length()).isLessThanOrEqualTo(256 * 1024);
+        assertThat(((String) structured.get("stderr")).length()).isLessThanOrEqualTo(256 * 1024);
+
+        // The runner sweeps again 0.1 s and 1 s after returning, for processes caught mid-fork.
+        Set<Long> leftover = markedProcesses();
+        for (int i = 0; i < 40 && !leftover.isEmpty(); i++) {
+            Thread.sleep(50);
+            leftover = markedProcesses();
+            leftover.removeAll(before);
+        }
+        leftover.removeAll(before);
+        assertThat(leftover).as("%s left processes running", name).isEmpty();
+        assertThat(server.auditLog()).contains("\"tool\":\"run_command\"");
+        var health = client.callTool(new CallToolRequest("run_command", Map.of("command", "echo healthy")));
+        assertThat(health.isError()).isFalse();
+    }
+
+    /** Live processes started by any command (they carry the runner's environment marker). */
+    static Set<Long> markedProcesses() throws IOException {
+        Set<Long> pids = new HashSet<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
+            for (Path entry : entries) {
+                try {
+                    String stat = Files.readString(entry.resolve("stat"));
+                    char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                    if (state != 'Z' && new String(Files.readAllBytes(entry.resolve("environ"))).contains("SANDBOX_MCP_RUN=")) {
+                        pids.add(Long.parseLong(entry.getFileName().toString()));
+                    }
+                } catch (IOException gone) {
+                    // exited while we looked
+                }
+            }
+        }
+        return pids;
+    }
+}
