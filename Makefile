@@ -36,7 +36,7 @@ VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help build run test token interop-deps clean base-image image up down logs deploy verify lint
+.PHONY: help build run test token interop-deps clean base-image image up down logs deploy verify lint bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -107,6 +107,13 @@ deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tai
 
 verify: build token ## check a deployment: make verify [URL=https://node.tailnet.ts.net/mcp-sandbox]
 	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify $(VERIFY_FLAGS) "$(URL)"
+
+BENCH_SECONDS ?= 5
+bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md (not part of make test)
+	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
+	@if docker info >/dev/null 2>&1; then $(MAKE) --no-print-directory image; fi
+	$(MVN) -pl app,bench -am package -DskipTests
+	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
 
 lint: ## shellcheck the scripts
 	shellcheck infra/image/build-base.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
