@@ -47,7 +47,7 @@ async function exercise(kind) {
   await client.connect(transportFor(kind, token));
   try {
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    check(JSON.stringify(tools) === JSON.stringify(["read_file", "run_command", "write_file"]),
+    check(JSON.stringify(tools) === JSON.stringify(["edit_file", "list_directory", "read_file", "run_command", "write_file"]),
       `tools/list returned ${tools}`);
 
     const file = `interop-${kind}-${process.pid}.txt`;
@@ -58,8 +58,20 @@ async function exercise(kind) {
     const read = await client.callTool({ name: "read_file", arguments: { path: file } });
     check(!read.isError && read.structuredContent?.content === `hello ${kind}\n`, `read_file: ${JSON.stringify(read)}`);
 
+    const page = await client.callTool({ name: "read_file", arguments: { path: file, offset: 1, limit: 1 } });
+    check(!page.isError && page.structuredContent?.total_lines === 1 && page.structuredContent?.has_more === false,
+      `read_file page: ${JSON.stringify(page)}`);
+
+    const edit = await client.callTool({ name: "edit_file", arguments: { path: file, old_text: "hello", new_text: "bye" } });
+    check(!edit.isError && edit.structuredContent?.replacements === 1 && edit.structuredContent?.diff.includes(`+bye ${kind}`),
+      `edit_file: ${JSON.stringify(edit)}`);
+
+    const list = await client.callTool({ name: "list_directory", arguments: { path: "." } });
+    check(!list.isError && list.structuredContent?.entries.some((e) => e.path === file && e.kind === "file"),
+      `list_directory: ${JSON.stringify(list)}`);
+
     const run = await client.callTool({ name: "run_command", arguments: { command: `cat ${file}; rm ${file}` } });
-    check(!run.isError && run.structuredContent?.exit_code === 0 && run.structuredContent?.stdout === `hello ${kind}\n`,
+    check(!run.isError && run.structuredContent?.exit_code === 0 && run.structuredContent?.stdout === `bye ${kind}\n`,
       `run_command: ${JSON.stringify(run)}`);
 
     const escape = await client.callTool({ name: "read_file", arguments: { path: "../../etc/passwd" } });

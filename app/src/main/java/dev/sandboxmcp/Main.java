@@ -5,6 +5,8 @@ import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.config.ConfigException;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.http.SandboxServer;
+import dev.sandboxmcp.tools.EditFileTool;
+import dev.sandboxmcp.tools.ListDirectoryTool;
 import dev.sandboxmcp.tools.ReadFileTool;
 import dev.sandboxmcp.tools.RunCommandTool;
 import dev.sandboxmcp.tools.ServerInstructions;
@@ -80,7 +82,9 @@ public final class Main {
         ToolDispatcher tools = new ToolDispatcher(List.of(
                 new RunCommandTool(runner, workspace, config.limits()),
                 new ReadFileTool(workspace, config.limits()),
-                new WriteFileTool(workspace, config.limits())), new AuditLog(auditOut));
+                new WriteFileTool(workspace, config.limits()),
+                new EditFileTool(workspace, config.limits()),
+                new ListDirectoryTool(workspace)), new AuditLog(auditOut));
         SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(config.limits()), version());
         return new Running(server, runner, workspace);
     }

@@ -5,10 +5,12 @@ import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
+import java.nio.charset.UnmappableCharacterException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -20,7 +22,11 @@ public final class ReadFileTool implements SandboxTool {
               "type": "object",
               "properties": {
                 "path": {"type": "string", "minLength": 1,
-                  "description": "File path relative to the workspace root, e.g. 'src/main.go'."}
+                  "description": "File path relative to the workspace root, e.g. 'src/main.go'."},
+                "offset": {"type": "integer", "minimum": 1,
+                  "description": "First line to return (1 is the first line). With offset or limit the file is read in pages, whatever its size."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100000,
+                  "description": "Most lines to return (default: as many as fit in the size limit)."}
               },
               "required": ["path"],
               "additionalProperties": false
@@ -31,10 +37,14 @@ public final class ReadFileTool implements SandboxTool {
               "type": "object",
               "properties": {
                 "path": {"type": "string"},
-                "content": {"type": "string"},
-                "bytes": {"type": "integer"}
+                "content": {"type": "string", "description": "The text of the lines returned, line endings kept."},
+                "bytes": {"type": "integer", "description": "UTF-8 bytes of content."},
+                "first_line": {"type": "integer", "description": "Number of the first line returned (1-based)."},
+                "lines": {"type": "integer", "description": "Lines returned."},
+                "total_lines": {"type": "integer", "description": "Lines in the whole file."},
+                "has_more": {"type": "boolean", "description": "Whether lines follow the ones returned."}
               },
-              "required": ["path", "content", "bytes"]
+              "required": ["path", "content", "bytes", "first_line", "lines", "total_lines", "has_more"]
             }""";
 
     private final Workspace workspace;
@@ -45,8 +55,9 @@ public final class ReadFileTool implements SandboxTool {
         this.workspace = workspace;
         this.maxBytes = limits.fileMaxBytes();
         this.definition = Schemas.tool("read_file", "Read a text file",
-                "Read a UTF-8 text file beneath the workspace (at most " + maxBytes / 1024
-                        + " KiB). Paths are relative to the workspace root and cannot leave it.",
+                "Read a UTF-8 text file beneath the workspace. Without offset/limit the whole file is returned (at most "
+                        + maxBytes / 1024 + " KiB); with them, a page of lines of any file, with the total line count and "
+                        + "whether more follows. Paths are relative to the workspace root and cannot leave it.",
                 INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Read a text file", true, false, true, false));
     }
 
@@ -58,32 +69,108 @@ public final class ReadFileTool implements SandboxTool {
     @Override
     public ToolResponse call(ToolArguments arguments) throws ToolInputException {
         String path = arguments.requiredString("path");
-        byte[] bytes;
+        long offset = arguments.optionalInteger("offset", 0);
+        long limit = arguments.optionalInteger("limit", 0);
+        if (offset < 0 || limit < 0) {
+            throw new ToolInputException("offset and limit must be positive line counts");
+        }
         try {
-            bytes = workspace.readFile(path, maxBytes);
+            return offset == 0 && limit == 0 ? whole(path) : page(path, Math.max(offset, 1), limit == 0 ? Long.MAX_VALUE : limit);
         } catch (WorkspaceException e) {
-            return ToolResponse.failure(path, e.getMessage());
+            String hint = e.reason() == WorkspaceException.Reason.TOO_LARGE
+                    ? e.getMessage().replace("read part of it with run_command instead (head -c, tail, sed -n)",
+                            "read it in pages with offset and limit (lines)")
+                    : e.getMessage();
+            return ToolResponse.failure(path, hint);
         } catch (IOException e) {
             return ToolResponse.failure(path, "could not read '" + path + "': " + e.getMessage());
         }
-        String content;
-        try {
-            content = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes)).toString();
-        } catch (CharacterCodingException e) {
-            return ToolResponse.failure(path, "'" + path + "' is not valid UTF-8 text (a binary file?); inspect it with "
-                    + "run_command, e.g. file, xxd or hexdump");
+    }
+
+    private ToolResponse whole(String path) throws IOException {
+        byte[] bytes = workspace.readFile(path, maxBytes);
+        String content = TextDecoding.decode(bytes);
+        if (content == null) {
+            return ToolResponse.failure(path, TextDecoding.notUtf8(path));
         }
         if (content.indexOf('\0') >= 0) {
-            return ToolResponse.failure(path, "'" + path + "' contains NUL bytes, so it is binary, not text; inspect it "
-                    + "with run_command, e.g. file, xxd or hexdump");
+            return ToolResponse.failure(path, TextDecoding.binary(path));
         }
+        long lines = countLines(content);
+        return respond(path, content, bytes.length, 1, lines, lines, false);
+    }
+
+    /** Lines [first, first + limit) of a file of any size, cut at the size limit; counts all lines. */
+    private ToolResponse page(String path, long first, long limit) throws IOException {
+        StringBuilder page = new StringBuilder();
+        long pageBytes = 0;
+        long returned = 0;
+        long lineNumber = 0;
+        boolean cutBySize = false;
+        try (Reader reader = new BufferedReader(new InputStreamReader(workspace.openFile(path), TextDecoding.strictDecoder()), 1 << 16)) {
+            StringBuilder line = new StringBuilder();
+            int c;
+            boolean pending = false;
+            while (true) {
+                c = reader.read();
+                if (c == 0) {
+                    return ToolResponse.failure(path, TextDecoding.binary(path));
+                }
+                if (c >= 0) {
+                    pending = true;
+                    if (lineNumber + 1 >= first && returned < limit && !cutBySize) {
+                        line.append((char) c);
+                    }
+                }
+                if (c == '\n' || (c < 0 && pending)) {
+                    lineNumber++;
+                    pending = false;
+                    if (!line.isEmpty()) {
+                        long lineBytes = line.toString().getBytes(StandardCharsets.UTF_8).length;
+                        if (pageBytes + lineBytes > maxBytes) {
+                            cutBySize = true;
+                        } else {
+                            page.append(line);
+                            pageBytes += lineBytes;
+                            returned++;
+                        }
+                        line.setLength(0);
+                    }
+                }
+                if (c < 0) {
+                    break;
+                }
+            }
+        } catch (MalformedInputException | UnmappableCharacterException e) {
+            return ToolResponse.failure(path, TextDecoding.notUtf8(path));
+        }
+        if (first > lineNumber && lineNumber > 0) {
+            return ToolResponse.failure(path, "offset " + first + " is past the end: '" + path + "' has " + lineNumber + " lines");
+        }
+        boolean hasMore = first + returned - 1 < lineNumber;
+        return respond(path, page.toString(), pageBytes, first, returned, lineNumber, hasMore);
+    }
+
+    private static ToolResponse respond(String path, String content, long bytes, long first, long lines, long total,
+            boolean hasMore) {
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);
         structured.put("content", content);
-        structured.put("bytes", bytes.length);
-        return ToolResponse.success(content, structured, path, (long) bytes.length);
+        structured.put("bytes", bytes);
+        structured.put("first_line", first);
+        structured.put("lines", lines);
+        structured.put("total_lines", total);
+        structured.put("has_more", hasMore);
+        String text = hasMore || first > 1
+                ? content + (content.endsWith("\n") || content.isEmpty() ? "" : "\n") + "[lines " + first + "-"
+                        + (first + lines - 1) + " of " + total + (hasMore ? "; more follows: call again with offset="
+                        + (first + lines) : "") + "]"
+                : content;
+        return ToolResponse.success(text, structured, path, bytes);
+    }
+
+    static long countLines(String text) {
+        long lines = text.chars().filter(c -> c == '\n').count();
+        return text.isEmpty() || text.endsWith("\n") ? lines : lines + 1;
     }
 }

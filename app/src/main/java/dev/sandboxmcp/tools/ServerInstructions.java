@@ -20,10 +20,13 @@ public final class ServerInstructions {
                 stdout and stderr are each cut at %d KiB (the result says so and gives the full byte counts). \
                 Anything the command leaves running in the background is killed when it returns. At most %d \
                 commands run at once; past that the call is refused as busy.
-                - read_file: UTF-8 text of a file, at most %d KiB. Use run_command (head, sed -n, grep) for larger \
-                or binary files.
+                - read_file: UTF-8 text of a file, at most %d KiB; with offset and limit (lines) it pages through \
+                a file of any size and says how many lines there are and whether more follow.
                 - write_file: writes UTF-8 text, at most %d KiB per call; replacing is atomic, append=true appends. \
                 The parent directory must exist (run_command mkdir -p).
+                - edit_file: replaces exact text (old_text must match expected_replacements times, default 1) and \
+                returns a unified diff; prefer it to rewriting whole files.
+                - list_directory: names, kinds and sizes, 1 to 3 levels deep; links are shown, not followed.
 
                 Paths are relative to the workspace root; .. and symbolic links are followed only while they stay \
                 inside it. The rest of the container is read-only apart from /tmp (small, not executable, lost on \

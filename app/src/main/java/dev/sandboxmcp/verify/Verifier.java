@@ -36,7 +36,7 @@ import javax.net.ssl.SSLContext;
  */
 public final class Verifier {
 
-    static final Set<String> EXPECTED_TOOLS = Set.of("run_command", "read_file", "write_file");
+    static final Set<String> EXPECTED_TOOLS = Set.of("run_command", "read_file", "write_file", "edit_file", "list_directory");
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
             + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"verify\",\"version\":\"1\"}}}";
@@ -204,9 +204,17 @@ public final class Verifier {
         CallToolResult read = client.callTool(new CallToolRequest("read_file", Map.of("path", file)));
         boolean readBack = read.structuredContent() instanceof Map<?, ?> m && content.equals(m.get("content"));
         results.add(toolCheck(transport, "read_file", read, readBack, "read it back"));
+        CallToolResult edit = client.callTool(new CallToolRequest("edit_file",
+                Map.of("path", file, "old_text", "verify", "new_text", "verified")));
+        boolean edited = edit.structuredContent() instanceof Map<?, ?> m && Integer.valueOf(1).equals(m.get("replacements"));
+        results.add(toolCheck(transport, "edit_file", edit, edited, "replaced 1 occurrence"));
+        CallToolResult list = client.callTool(new CallToolRequest("list_directory", Map.of("path", ".", "include_hidden", true)));
+        boolean listed = list.structuredContent() instanceof Map<?, ?> m && String.valueOf(m.get("entries")).contains(file);
+        results.add(toolCheck(transport, "list_directory", list, listed, "lists the probe file"));
+        String editedContent = content.replace("verify", "verified");
         CallToolResult run = client.callTool(new CallToolRequest("run_command", Map.of("command", "cat " + file + " && rm " + file)));
         boolean ran = run.structuredContent() instanceof Map<?, ?> m && Integer.valueOf(0).equals(m.get("exit_code"))
-                && content.equals(m.get("stdout"));
+                && editedContent.equals(m.get("stdout"));
         results.add(toolCheck(transport, "run_command", run, ran, "cat and rm exited 0"));
         return results;
     }

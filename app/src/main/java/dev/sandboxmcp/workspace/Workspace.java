@@ -13,7 +13,9 @@ import static dev.sandboxmcp.workspace.WorkspaceException.Reason.TOO_MANY_LINKS;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
@@ -90,21 +92,115 @@ public final class Workspace implements Closeable {
 
     /** Reads a whole regular file of at most {@code maxBytes} bytes. */
     public byte[] readFile(String name, int maxBytes) throws IOException {
+        try (SeekableByteChannel channel = openRegularFile(name)) {
+            if (channel.size() > maxBytes) {
+                throw tooLarge(name, channel.size(), maxBytes);
+            }
+            return readAtMost(channel, name, maxBytes);
+        }
+    }
+
+    /** Opens a regular file for reading, whatever its size; the caller closes the stream. */
+    public InputStream openFile(String name) throws IOException {
+        return Channels.newInputStream(openRegularFile(name));
+    }
+
+    private SeekableByteChannel openRegularFile(String name) throws IOException {
         try (Walk walk = walk(name)) {
             Target target = walk.requireFinalName(name);
             BasicFileAttributes attrs = target.attributes()
                     .orElseThrow(() -> new WorkspaceException(NOT_FOUND, "no such file: '" + name + "'"));
             requireRegularFile(name, attrs);
-            if (attrs.size() > maxBytes) {
-                throw tooLarge(name, attrs.size(), maxBytes);
-            }
-            try (SeekableByteChannel channel = target.dir().newByteChannel(
-                    Path.of(target.name()), Set.of(StandardOpenOption.READ, NOFOLLOW))) {
-                return readAtMost(channel, name, maxBytes);
-            }
+            return target.dir().newByteChannel(Path.of(target.name()), Set.of(StandardOpenOption.READ, NOFOLLOW));
         } catch (FileSystemException e) {
             throw translate(name, e);
         }
+    }
+
+    /** What a directory listing shows of one entry; links are reported, never followed. */
+    public record Entry(String path, String kind, long size, String linkTarget) {
+    }
+
+    /** A listing, and whether the entry cap cut it short. */
+    public record Listing(List<Entry> entries, boolean truncated) {
+    }
+
+    /**
+     * Lists a directory beneath the workspace, {@code depth} levels deep (1 is the directory's own
+     * entries), sorted by name, at most {@code maxEntries} entries. Symbolic links are listed with
+     * their target text and not descended into, so a listing never leaves the workspace.
+     */
+    public Listing list(String name, int depth, boolean includeHidden, int maxEntries) throws IOException {
+        String path = name == null || name.isEmpty() ? "." : name;
+        try (Walk walk = walk(path)) {
+            Path directory = Path.of(".");
+            if (walk.finalName() != null) {
+                Optional<BasicFileAttributes> attrs = walk.finalAttributes();
+                if (attrs.isEmpty()) {
+                    throw new WorkspaceException(NOT_FOUND, "no such directory: '" + path + "'");
+                }
+                if (!attrs.get().isDirectory()) {
+                    throw new WorkspaceException(NOT_A_DIRECTORY, "'" + path + "' is a file, not a directory; use read_file");
+                }
+                directory = Path.of(walk.finalName());
+            }
+            List<Entry> entries = new ArrayList<>();
+            boolean complete;
+            try (SecureDirectoryStream<Path> dir = walk.top().newDirectoryStream(directory, NOFOLLOW)) {
+                Path realDir = walk.realPath().resolve(directory).normalize();
+                complete = listInto(dir, realDir, "", depth, includeHidden, maxEntries, entries);
+            }
+            return new Listing(List.copyOf(entries), !complete);
+        } catch (FileSystemException e) {
+            throw translate(path, e);
+        }
+    }
+
+    /** Adds entries of {@code dir}; false when the cap was reached. */
+    private static boolean listInto(SecureDirectoryStream<Path> dir, Path realDir, String prefix, int depth,
+            boolean includeHidden, int maxEntries, List<Entry> entries) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (Path child : dir) {
+            String childName = child.getFileName().toString();
+            if (includeHidden || !childName.startsWith(".")) {
+                names.add(childName);
+            }
+        }
+        names.sort(null);
+        for (String childName : names) {
+            if (entries.size() >= maxEntries) {
+                return false;
+            }
+            Optional<BasicFileAttributes> attrs = lstat(dir, childName);
+            if (attrs.isEmpty()) {
+                continue; // removed while we listed
+            }
+            BasicFileAttributes a = attrs.get();
+            String path = prefix + childName;
+            if (a.isSymbolicLink()) {
+                String target;
+                try {
+                    target = Files.readSymbolicLink(realDir.resolve(childName)).toString();
+                } catch (IOException e) {
+                    target = "?";
+                }
+                entries.add(new Entry(path, "symlink", a.size(), target));
+            } else if (a.isDirectory()) {
+                entries.add(new Entry(path, "directory", 0, null));
+                if (depth > 1) {
+                    try (SecureDirectoryStream<Path> sub = dir.newDirectoryStream(Path.of(childName), NOFOLLOW)) {
+                        if (!listInto(sub, realDir.resolve(childName), path + "/", depth - 1, includeHidden, maxEntries, entries)) {
+                            return false;
+                        }
+                    } catch (FileSystemException replacedOrUnreadable) {
+                        // swapped for a link or not readable: listed, not descended into
+                    }
+                }
+            } else {
+                entries.add(new Entry(path, a.isRegularFile() ? "file" : "other", a.size(), null));
+            }
+        }
+        return true;
     }
 
     /**
@@ -433,6 +529,10 @@ public final class Workspace implements Closeable {
 
         String finalName() {
             return finalName;
+        }
+
+        SecureDirectoryStream<Path> top() {
+            return dirs.peek();
         }
 
         Optional<BasicFileAttributes> finalAttributes() {

@@ -49,7 +49,7 @@ class McpTransportsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("transports")
-    void listsAllThreeToolsWithSchemasAndAnnotations(String name, Function<TestServer, McpSyncClient> connect) {
+    void listsEveryToolWithSchemasAndAnnotations(String name, Function<TestServer, McpSyncClient> connect) {
         try (McpSyncClient client = connect.apply(server)) {
             McpSchema.InitializeResult init = client.initialize();
             assertThat(init.serverInfo().name()).isEqualTo("sandbox-mcp");
@@ -57,11 +57,11 @@ class McpTransportsTest {
 
             List<McpSchema.Tool> tools = client.listTools().tools();
             assertThat(tools).extracting(McpSchema.Tool::name)
-                    .containsExactlyInAnyOrder("run_command", "read_file", "write_file");
+                    .containsExactlyInAnyOrder("run_command", "read_file", "write_file", "edit_file", "list_directory");
             for (McpSchema.Tool tool : tools) {
                 assertThat(tool.title()).isNotBlank();
                 assertThat(tool.description()).isNotBlank();
-                assertThat(tool.inputSchema()).containsKey("required");
+                assertThat(tool.inputSchema()).containsEntry("type", "object").containsKey("properties");
                 assertThat(tool.outputSchema()).containsKey("properties");
                 assertThat(tool.annotations()).isNotNull();
             }

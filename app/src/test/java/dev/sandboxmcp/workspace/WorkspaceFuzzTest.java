@@ -46,7 +46,7 @@ class WorkspaceFuzzTest {
     record Entry(Kind kind, String path, String target) {
     }
 
-    enum Op { READ, WRITE, APPEND }
+    enum Op { READ, READ_STREAM, WRITE, APPEND, LIST }
 
     record Action(Op op, String path) {
     }
@@ -82,8 +82,17 @@ class WorkspaceFuzzTest {
                     switch (action.op()) {
                         case READ -> assertThat(new String(workspace.readFile(action.path(), 1 << 16), StandardCharsets.UTF_8))
                                 .as("read of %s", action.path()).doesNotContain(SECRET);
+                        case READ_STREAM -> {
+                            try (var in = workspace.openFile(action.path())) {
+                                assertThat(new String(in.readNBytes(1 << 16), StandardCharsets.UTF_8))
+                                        .as("stream of %s", action.path()).doesNotContain(SECRET);
+                            }
+                        }
                         case WRITE -> workspace.writeFile(action.path(), content);
                         case APPEND -> workspace.appendFile(action.path(), content);
+                        case LIST -> assertThat(workspace.list(action.path(), 3, true, 500).entries())
+                                .as("listing of %s", action.path())
+                                .noneMatch(e -> e.path().endsWith("sibling-secret.txt"));
                     }
                 } catch (WorkspaceException refused) {
                     REFUSED.incrementAndGet();

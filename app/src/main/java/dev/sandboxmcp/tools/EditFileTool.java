@@ -1,0 +1,128 @@
+package dev.sandboxmcp.tools;
+
+import com.github.difflib.DiffUtils;
+import com.github.difflib.UnifiedDiffUtils;
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.workspace.Workspace;
+import dev.sandboxmcp.workspace.WorkspaceException;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code edit_file}: exact-text replacement in a file, written atomically, with a unified diff. */
+public final class EditFileTool implements SandboxTool {
+
+    private static final String INPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "path": {"type": "string", "minLength": 1, "description": "File path relative to the workspace root."},
+                "old_text": {"type": "string", "minLength": 1,
+                  "description": "Exact text to replace, whitespace and line endings included. Include enough context to make it unique."},
+                "new_text": {"type": "string", "description": "Replacement text."},
+                "expected_replacements": {"type": "integer", "minimum": 1, "default": 1,
+                  "description": "How many occurrences old_text must have; all of them are replaced."}
+              },
+              "required": ["path", "old_text", "new_text"],
+              "additionalProperties": false
+            }""";
+
+    private static final String OUTPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "path": {"type": "string"},
+                "replacements": {"type": "integer"},
+                "diff": {"type": "string", "description": "Unified diff of the change."},
+                "bytes": {"type": "integer", "description": "Size of the file after the edit."}
+              },
+              "required": ["path", "replacements", "diff", "bytes"]
+            }""";
+
+    private final Workspace workspace;
+    private final int maxBytes;
+    private final McpSchema.Tool definition;
+
+    public EditFileTool(Workspace workspace, Limits limits) {
+        this.workspace = workspace;
+        this.maxBytes = limits.fileMaxBytes();
+        this.definition = Schemas.tool("edit_file", "Edit a text file",
+                "Replace exact text in a UTF-8 file beneath the workspace (at most " + maxBytes / 1024 + " KiB). old_text "
+                        + "must occur exactly expected_replacements times (default 1); otherwise nothing changes and the "
+                        + "error says how many matched. The file is replaced atomically and the result carries a unified diff.",
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Edit a text file", false, true, false, false));
+    }
+
+    @Override
+    public McpSchema.Tool definition() {
+        return definition;
+    }
+
+    @Override
+    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+        String path = arguments.requiredString("path");
+        String oldText = arguments.requiredString("old_text");
+        String newText = arguments.requiredString("new_text");
+        long expected = arguments.optionalInteger("expected_replacements", 1);
+        if (oldText.isEmpty()) {
+            throw new ToolInputException("old_text is empty; give the exact text to replace");
+        }
+        if (expected < 1) {
+            throw new ToolInputException("expected_replacements must be at least 1");
+        }
+        try {
+            String before = TextDecoding.decode(workspace.readFile(path, maxBytes));
+            if (before == null) {
+                return ToolResponse.failure(path, TextDecoding.notUtf8(path));
+            }
+            int matches = count(before, oldText);
+            if (matches == 0) {
+                return ToolResponse.failure(path, "old_text was not found in '" + path + "'; nothing was changed. "
+                        + "Read the file again and copy the text exactly, whitespace included.");
+            }
+            if (matches != expected) {
+                return ToolResponse.failure(path, "old_text matches " + matches + " times in '" + path + "', expected "
+                        + expected + "; nothing was changed. Add context to make it unique, or set expected_replacements="
+                        + matches + " to replace all.");
+            }
+            String after = before.replace(oldText, newText);
+            byte[] bytes = after.getBytes(StandardCharsets.UTF_8);
+            if (bytes.length > maxBytes) {
+                return ToolResponse.failure(path, "the edited file would be " + bytes.length + " bytes, over the limit of "
+                        + maxBytes + "; nothing was changed");
+            }
+            workspace.writeFile(path, bytes);
+            String diff = unifiedDiff(path, before, after);
+            Map<String, Object> structured = new LinkedHashMap<>();
+            structured.put("path", path);
+            structured.put("replacements", matches);
+            structured.put("diff", diff);
+            structured.put("bytes", bytes.length);
+            return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in " + path
+                    + "\n" + diff, structured, path, (long) bytes.length);
+        } catch (WorkspaceException e) {
+            return ToolResponse.failure(path, e.getMessage());
+        } catch (IOException e) {
+            return ToolResponse.failure(path, "could not edit '" + path + "': " + e.getMessage());
+        }
+    }
+
+    static int count(String text, String needle) {
+        int count = 0;
+        for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length())) {
+            count++;
+        }
+        return count;
+    }
+
+    static String unifiedDiff(String path, String before, String after) {
+        List<String> original = before.lines().toList();
+        List<String> revised = after.lines().toList();
+        List<String> diff = UnifiedDiffUtils.generateUnifiedDiff("a/" + path, "b/" + path, original,
+                DiffUtils.diff(original, revised), 3);
+        return diff.isEmpty() ? "" : String.join("\n", diff) + "\n";
+    }
+}

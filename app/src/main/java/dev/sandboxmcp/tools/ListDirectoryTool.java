@@ -1,0 +1,107 @@
+package dev.sandboxmcp.tools;
+
+import dev.sandboxmcp.workspace.Workspace;
+import dev.sandboxmcp.workspace.WorkspaceException;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code list_directory}: names, kinds and sizes beneath a directory, links shown, never followed. */
+public final class ListDirectoryTool implements SandboxTool {
+
+    static final int MAX_ENTRIES = 2000;
+
+    private static final String INPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "path": {"type": "string", "default": ".", "description": "Directory relative to the workspace root (default: the root)."},
+                "depth": {"type": "integer", "minimum": 1, "maximum": 3, "default": 1,
+                  "description": "1 lists the directory's own entries; 2 and 3 go that many levels down."},
+                "include_hidden": {"type": "boolean", "default": false, "description": "Include names starting with a dot."}
+              },
+              "additionalProperties": false
+            }""";
+
+    private static final String OUTPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "path": {"type": "string"},
+                "entries": {"type": "array", "items": {"type": "object", "properties": {
+                  "path": {"type": "string", "description": "Relative to the listed directory."},
+                  "kind": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
+                  "size": {"type": "integer"},
+                  "target": {"type": "string", "description": "For a symlink: the link's text (not followed)."}
+                }, "required": ["path", "kind", "size"]}},
+                "truncated": {"type": "boolean", "description": "Whether the entry cap cut the listing."}
+              },
+              "required": ["path", "entries", "truncated"]
+            }""";
+
+    private final Workspace workspace;
+    private final McpSchema.Tool definition;
+
+    public ListDirectoryTool(Workspace workspace) {
+        this.workspace = workspace;
+        this.definition = Schemas.tool("list_directory", "List a directory",
+                "List names, kinds and sizes beneath a directory of the workspace, 1 to 3 levels deep, sorted by name, at most "
+                        + MAX_ENTRIES + " entries (the result says when the cap cut it). Symbolic links are shown with "
+                        + "their target and never followed.",
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("List a directory", true, false, true, false));
+    }
+
+    @Override
+    public McpSchema.Tool definition() {
+        return definition;
+    }
+
+    @Override
+    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+        String path = arguments.optionalString("path", ".");
+        long depth = arguments.optionalInteger("depth", 1);
+        if (depth < 1 || depth > 3) {
+            throw new ToolInputException("depth must be 1, 2 or 3, got " + depth);
+        }
+        boolean hidden = arguments.optionalBoolean("include_hidden", false);
+        Workspace.Listing listing;
+        try {
+            listing = workspace.list(path, (int) depth, hidden, MAX_ENTRIES);
+        } catch (WorkspaceException e) {
+            return ToolResponse.failure(path, e.getMessage());
+        } catch (IOException e) {
+            return ToolResponse.failure(path, "could not list '" + path + "': " + e.getMessage());
+        }
+        List<Map<String, Object>> entries = new ArrayList<>();
+        StringBuilder text = new StringBuilder();
+        for (Workspace.Entry entry : listing.entries()) {
+            Map<String, Object> item = new LinkedHashMap<>();
+            item.put("path", entry.path());
+            item.put("kind", entry.kind());
+            item.put("size", entry.size());
+            if (entry.linkTarget() != null) {
+                item.put("target", entry.linkTarget());
+            }
+            entries.add(item);
+            text.append(switch (entry.kind()) {
+                case "directory" -> entry.path() + "/";
+                case "symlink" -> entry.path() + " -> " + entry.linkTarget();
+                default -> entry.path() + "  (" + entry.size() + " bytes)";
+            }).append('\n');
+        }
+        if (listing.truncated()) {
+            text.append("[cut at ").append(MAX_ENTRIES).append(" entries: list a subdirectory or use a smaller depth]\n");
+        }
+        if (entries.isEmpty()) {
+            text.append("(empty)\n");
+        }
+        Map<String, Object> structured = new LinkedHashMap<>();
+        structured.put("path", path);
+        structured.put("entries", entries);
+        structured.put("truncated", listing.truncated());
+        return ToolResponse.success(text.toString(), structured, path, (long) entries.size());
+    }
+}
