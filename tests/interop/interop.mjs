@@ -47,8 +47,9 @@ async function exercise(kind) {
   await client.connect(transportFor(kind, token));
   try {
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    check(JSON.stringify(tools) === JSON.stringify(["edit_file", "list_directory", "read_file", "run_command", "write_file"]),
-      `tools/list returned ${tools}`);
+    const expected = ["edit_file", "job_output", "list_directory", "list_jobs", "read_file", "run_command", "start_job",
+      "stop_job", "write_file"];
+    check(JSON.stringify(tools) === JSON.stringify(expected), `tools/list returned ${tools}`);
 
     const file = `interop-${kind}-${process.pid}.txt`;
     const written = await client.callTool({ name: "write_file", arguments: { path: file, content: `hello ${kind}\n` } });
@@ -73,6 +74,21 @@ async function exercise(kind) {
     const run = await client.callTool({ name: "run_command", arguments: { command: `cat ${file}; rm ${file}` } });
     check(!run.isError && run.structuredContent?.exit_code === 0 && run.structuredContent?.stdout === `bye ${kind}\n`,
       `run_command: ${JSON.stringify(run)}`);
+
+    const job = await client.callTool({ name: "start_job", arguments: { command: `echo job-${kind}` } });
+    check(!job.isError && job.structuredContent?.id, `start_job: ${JSON.stringify(job)}`);
+    let output;
+    for (let i = 0; i < 100; i++) {
+      output = await client.callTool({ name: "job_output", arguments: { id: job.structuredContent.id } });
+      if (output.structuredContent?.running === false) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    check(output.structuredContent?.output === `job-${kind}\n` && output.structuredContent?.exit_code === 0,
+      `job_output: ${JSON.stringify(output)}`);
+    const jobs = await client.callTool({ name: "list_jobs", arguments: {} });
+    check(jobs.structuredContent?.jobs.some((j) => j.id === job.structuredContent.id), `list_jobs: ${JSON.stringify(jobs)}`);
+    const stop = await client.callTool({ name: "stop_job", arguments: { id: job.structuredContent.id } });
+    check(!stop.isError && stop.structuredContent?.running === false, `stop_job: ${JSON.stringify(stop)}`);
 
     const escape = await client.callTool({ name: "read_file", arguments: { path: "../../etc/passwd" } });
     check(escape.isError === true, "an escaping path must be a tool error");

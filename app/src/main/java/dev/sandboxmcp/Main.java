@@ -5,7 +5,12 @@ import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.config.ConfigException;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.http.SandboxServer;
+import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.tools.EditFileTool;
+import dev.sandboxmcp.tools.JobOutputTool;
+import dev.sandboxmcp.tools.ListJobsTool;
+import dev.sandboxmcp.tools.StartJobTool;
+import dev.sandboxmcp.tools.StopJobTool;
 import dev.sandboxmcp.tools.ListDirectoryTool;
 import dev.sandboxmcp.tools.ReadFileTool;
 import dev.sandboxmcp.tools.RunCommandTool;
@@ -22,6 +27,9 @@ import java.util.Map;
 
 /** Reads the configuration from the environment, starts the server, and stops it on SIGTERM. */
 public final class Main {
+
+    /** Output kept per background job: the most recent bytes. */
+    static final int JOB_LOG_BYTES = 1024 * 1024;
 
     private Main() {
     }
@@ -55,11 +63,13 @@ public final class Main {
     }
 
     /** A started server and what it owns; closing it stops everything in order. */
-    public record Running(SandboxServer server, CommandRunner runner, Workspace workspace) implements AutoCloseable {
+    public record Running(SandboxServer server, CommandRunner runner, JobManager jobs, Workspace workspace)
+            implements AutoCloseable {
         @Override
         public void close() {
             server.close();
             runner.close();
+            jobs.close();
             try {
                 workspace.close();
             } catch (IOException ignored) {
@@ -77,16 +87,23 @@ public final class Main {
         ProcessHardening.disableDumpable();
         ProcessHardening.scrubInitialEnvironment(Config.SECRET_VARIABLES);
         Workspace workspace = Workspace.open(config.workspace());
-        CommandRunner runner = new CommandRunner(commandEnvironment(environment), config.limits().outputCapBytes(),
+        Map<String, String> commandEnvironment = commandEnvironment(environment);
+        CommandRunner runner = new CommandRunner(commandEnvironment, config.limits().outputCapBytes(),
                 config.limits().killGrace(), config.limits().maxConcurrentCommands());
+        JobManager jobs = new JobManager(commandEnvironment, JOB_LOG_BYTES, config.limits().killGrace(),
+                config.limits().maxJobs(), config.limits().maxJobs() * 4);
         ToolDispatcher tools = new ToolDispatcher(List.of(
                 new RunCommandTool(runner, workspace, config.limits()),
                 new ReadFileTool(workspace, config.limits()),
                 new WriteFileTool(workspace, config.limits()),
                 new EditFileTool(workspace, config.limits()),
-                new ListDirectoryTool(workspace)), new AuditLog(auditOut));
+                new ListDirectoryTool(workspace),
+                new StartJobTool(jobs, workspace),
+                new JobOutputTool(jobs),
+                new StopJobTool(jobs),
+                new ListJobsTool(jobs)), new AuditLog(auditOut));
         SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(config.limits()), version());
-        return new Running(server, runner, workspace);
+        return new Running(server, runner, jobs, workspace);
     }
 
     static Map<String, String> commandEnvironment(Map<String, String> environment) {

@@ -13,6 +13,7 @@ import java.time.Duration;
  * @param maxConcurrentCommands commands that may run at once
  * @param maxRequestBytes    largest MCP message body accepted (larger gets 413)
  * @param keepAlive          interval of keep-alive pings on open event streams
+ * @param maxJobs            background jobs that may run at once
  */
 public record Limits(
         Duration defaultTimeout,
@@ -22,10 +23,11 @@ public record Limits(
         int fileMaxBytes,
         int maxConcurrentCommands,
         int maxRequestBytes,
-        Duration keepAlive) {
+        Duration keepAlive,
+        int maxJobs) {
 
     public static Limits defaults() {
         return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
-                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20));
+                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4);
     }
 }

@@ -57,6 +57,12 @@ public final class CommandRunner implements AutoCloseable {
 
     public CommandResult run(String command, Path workingDirectory, Duration timeout)
             throws IOException, BusyException, InterruptedException {
+        return run(command, workingDirectory, timeout, null);
+    }
+
+    /** As {@link #run(String, Path, Duration)}, with {@code stdin} (when not null) written to the command, then closed. */
+    public CommandResult run(String command, Path workingDirectory, Duration timeout, byte[] stdin)
+            throws IOException, BusyException, InterruptedException {
         if (closed) {
             throw new IOException("the server is shutting down; no new commands are started");
         }
@@ -64,18 +70,18 @@ public final class CommandRunner implements AutoCloseable {
             throw new BusyException(maxConcurrent);
         }
         try {
-            return runAcquired(command, workingDirectory, timeout);
+            return runAcquired(command, workingDirectory, timeout, stdin);
         } finally {
             slots.release();
         }
     }
 
-    private CommandResult runAcquired(String command, Path workingDirectory, Duration timeout)
+    private CommandResult runAcquired(String command, Path workingDirectory, Duration timeout, byte[] stdin)
             throws IOException, InterruptedException {
         String marker = UUID.randomUUID().toString();
         ProcessBuilder builder = new ProcessBuilder("setsid", "/bin/sh", "-lc", command)
                 .directory(workingDirectory.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+                .redirectInput(stdin == null ? ProcessBuilder.Redirect.from(new File("/dev/null")) : ProcessBuilder.Redirect.PIPE);
         builder.environment().clear();
         builder.environment().putAll(environment);
         builder.environment().put(MARKER_VARIABLE, marker);
@@ -87,6 +93,9 @@ public final class CommandRunner implements AutoCloseable {
         try {
             OutputCapture stdout = new OutputCapture(outputCapBytes);
             OutputCapture stderr = new OutputCapture(outputCapBytes);
+            if (stdin != null) {
+                Thread.ofVirtual().name("stdin-" + process.pid()).start(() -> feed(process, stdin));
+            }
             Thread stdoutReader = Thread.ofVirtual().name("stdout-" + process.pid())
                     .start(() -> stdout.drain(process.getInputStream()));
             Thread stderrReader = Thread.ofVirtual().name("stderr-" + process.pid())
@@ -106,6 +115,15 @@ public final class CommandRunner implements AutoCloseable {
             if (process.isAlive()) {
                 tree.terminate(Duration.ZERO);
             }
+        }
+    }
+
+    /** Writes the whole input, then closes the pipe so the command sees end of file. */
+    private static void feed(Process process, byte[] stdin) {
+        try (var in = process.getOutputStream()) {
+            in.write(stdin);
+        } catch (IOException stoppedReading) {
+            // the command exited or closed its stdin before reading it all
         }
     }
 

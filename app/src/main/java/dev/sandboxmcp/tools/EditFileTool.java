@@ -62,7 +62,7 @@ public final class EditFileTool implements SandboxTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
         String path = arguments.requiredString("path");
         String oldText = arguments.requiredString("old_text");
         String newText = arguments.requiredString("new_text");

@@ -60,7 +60,7 @@ public final class ListDirectoryTool implements SandboxTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
         String path = arguments.optionalString("path", ".");
         long depth = arguments.optionalInteger("depth", 1);
         if (depth < 1 || depth > 3) {

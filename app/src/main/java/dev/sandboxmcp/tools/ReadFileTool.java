@@ -67,7 +67,7 @@ public final class ReadFileTool implements SandboxTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
         String path = arguments.requiredString("path");
         long offset = arguments.optionalInteger("offset", 0);
         long limit = arguments.optionalInteger("limit", 0);

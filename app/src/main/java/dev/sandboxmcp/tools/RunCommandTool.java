@@ -8,6 +8,7 @@ import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -25,7 +26,9 @@ public final class RunCommandTool implements SandboxTool {
                 "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": %d,
                   "description": "Deadline in seconds (default %d, at most %d). On expiry the command and everything it started are killed."},
                 "cwd": {"type": "string",
-                  "description": "Working directory relative to the workspace root (default: the root)."}
+                  "description": "Working directory relative to the workspace root (default: the root)."},
+                "stdin": {"type": "string",
+                  "description": "Text written to the command's standard input, which is then closed (default: no input)."}
               },
               "required": ["command"],
               "additionalProperties": false
@@ -49,6 +52,8 @@ public final class RunCommandTool implements SandboxTool {
                            "stdout_bytes", "stderr_bytes", "duration_ms"]
             }""";
 
+    static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(5);
+
     private final CommandRunner runner;
     private final Workspace workspace;
     private final Limits limits;
@@ -64,7 +69,8 @@ public final class RunCommandTool implements SandboxTool {
                         + "code, stdout and stderr. /bin/sh -lc, stdin closed, default timeout "
                         + limits.defaultTimeout().toSeconds() + " s (max " + max + " s); stdout and stderr are each cut at "
                         + limits.outputCapBytes() / 1024 + " KiB (the result says when). Background processes the "
-                        + "command leaves behind are killed when it returns.",
+                        + "command leaves behind are killed when it returns; use start_job for work that must keep running. "
+                        + "Optional stdin text; progress notifications every 5 s where the transport carries them.",
                 INPUT_SCHEMA.formatted(max, limits.defaultTimeout().toSeconds(), max), OUTPUT_SCHEMA,
                 Schemas.annotations("Run a shell command", false, true, false, true));
     }
@@ -75,7 +81,7 @@ public final class RunCommandTool implements SandboxTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
         String command = arguments.requiredString("command");
         if (command.isBlank()) {
             throw new ToolInputException("argument 'command' is empty; give a shell command line");
@@ -98,8 +104,15 @@ public final class RunCommandTool implements SandboxTool {
         } catch (IOException e) {
             return ToolResponse.failure(command, "cwd '" + cwd + "' cannot be used: " + e.getMessage());
         }
+        String stdin = arguments.optionalString("stdin", null);
+        byte[] input = stdin == null ? null : stdin.getBytes(StandardCharsets.UTF_8);
+        if (input != null && input.length > limits.fileMaxBytes()) {
+            return ToolResponse.failure(command, "stdin is " + input.length + " bytes, over the limit of " + limits.fileMaxBytes()
+                    + "; write it to a file with write_file and redirect it instead");
+        }
+        Thread ticker = startTicker(progress, timeoutSeconds);
         try {
-            CommandResult result = runner.run(command, directory, Duration.ofSeconds(timeoutSeconds));
+            CommandResult result = runner.run(command, directory, Duration.ofSeconds(timeoutSeconds), input);
             return describe(command, timeoutSeconds, result);
         } catch (CommandRunner.BusyException e) {
             return ToolResponse.failure(command, "busy: " + e.getMessage());
@@ -108,7 +121,30 @@ public final class RunCommandTool implements SandboxTool {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return ToolResponse.failure(command, "the server is shutting down; the command was stopped");
+        } finally {
+            if (ticker != null) {
+                ticker.interrupt();
+            }
         }
+    }
+
+    /** Every few seconds, a progress notification, so that streams stay alive behind proxies. */
+    private static Thread startTicker(Progress progress, long timeoutSeconds) {
+        if (progress == Progress.NONE) {
+            return null;
+        }
+        long started = System.nanoTime();
+        return Thread.ofVirtual().name("progress").start(() -> {
+            try {
+                while (true) {
+                    Thread.sleep(PROGRESS_INTERVAL);
+                    long seconds = Duration.ofNanos(System.nanoTime() - started).toSeconds();
+                    progress.report(seconds, (double) timeoutSeconds, "running for " + seconds + " s");
+                }
+            } catch (InterruptedException done) {
+                // the command finished
+            }
+        });
     }
 
     private static ToolResponse describe(String command, long timeoutSeconds, CommandResult result) {

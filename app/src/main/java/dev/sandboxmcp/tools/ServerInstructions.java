@@ -19,7 +19,10 @@ public final class ServerInstructions {
                 Default timeout %d s, at most %d s; on timeout the command and everything it started are killed. \
                 stdout and stderr are each cut at %d KiB (the result says so and gives the full byte counts). \
                 Anything the command leaves running in the background is killed when it returns. At most %d \
-                commands run at once; past that the call is refused as busy.
+                commands run at once; past that the call is refused as busy. Optional stdin text.
+                - start_job / job_output / stop_job / list_jobs: for work that outlives a call (builds, servers, \
+                test suites; calls are cut off near 60 s). Jobs keep their recent combined output, survive \
+                reconnects, and are killed when the server stops.
                 - read_file: UTF-8 text of a file, at most %d KiB; with offset and limit (lines) it pages through \
                 a file of any size and says how many lines there are and whether more follow.
                 - write_file: writes UTF-8 text, at most %d KiB per call; replacing is atomic, append=true appends. \

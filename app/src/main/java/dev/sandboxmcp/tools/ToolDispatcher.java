@@ -7,6 +7,8 @@ import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
+import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Instant;
@@ -41,18 +43,33 @@ public final class ToolDispatcher {
     public List<McpStatelessServerFeatures.SyncToolSpecification> statelessSpecifications() {
         return tools.stream()
                 .map(tool -> new McpStatelessServerFeatures.SyncToolSpecification(tool.definition(),
-                        (context, request) -> dispatch(tool, request, context)))
+                        (context, request) -> dispatch(tool, request, context, Progress.NONE)))
                 .toList();
     }
 
     public List<McpServerFeatures.SyncToolSpecification> sessionSpecifications() {
         return tools.stream()
                 .map(tool -> new McpServerFeatures.SyncToolSpecification(tool.definition(),
-                        (exchange, request) -> dispatch(tool, request, exchange.transportContext())))
+                        (exchange, request) -> dispatch(tool, request, exchange.transportContext(), progressOf(exchange, request))))
                 .toList();
     }
 
-    CallToolResult dispatch(SandboxTool tool, CallToolRequest request, McpTransportContext context) {
+    /** Progress notifications on the caller's stream, when it sent a progress token. */
+    private static Progress progressOf(McpSyncServerExchange exchange, CallToolRequest request) {
+        Object token = request.meta() == null ? null : request.meta().get("progressToken");
+        if (token == null) {
+            return Progress.NONE;
+        }
+        return (done, total, message) -> {
+            try {
+                exchange.progressNotification(new McpSchema.ProgressNotification(token, done, total, message));
+            } catch (RuntimeException e) {
+                LOG.debug("progress notification not delivered: {}", e.toString());
+            }
+        };
+    }
+
+    CallToolResult dispatch(SandboxTool tool, CallToolRequest request, McpTransportContext context, Progress progress) {
         long started = System.nanoTime();
         String name = tool.definition().name();
         Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
@@ -61,7 +78,7 @@ public final class ToolDispatcher {
         try {
             JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.definition().inputSchema(), arguments);
             response = validation.valid()
-                    ? tool.call(new ToolArguments(arguments))
+                    ? tool.call(new ToolArguments(arguments), progress)
                     : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
         } catch (ToolInputException e) {
             response = ToolResponse.failure(target, e.getMessage());

@@ -61,7 +61,7 @@ public final class WriteFileTool implements SandboxTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
         String path = arguments.requiredString("path");
         String content = arguments.requiredString("content");
         boolean append = arguments.optionalBoolean("append", false);

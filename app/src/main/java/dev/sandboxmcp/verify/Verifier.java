@@ -36,7 +36,8 @@ import javax.net.ssl.SSLContext;
  */
 public final class Verifier {
 
-    static final Set<String> EXPECTED_TOOLS = Set.of("run_command", "read_file", "write_file", "edit_file", "list_directory");
+    static final Set<String> EXPECTED_TOOLS = Set.of("run_command", "read_file", "write_file", "edit_file", "list_directory",
+            "start_job", "job_output", "stop_job", "list_jobs");
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
             + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"verify\",\"version\":\"1\"}}}";
@@ -216,7 +217,42 @@ public final class Verifier {
         boolean ran = run.structuredContent() instanceof Map<?, ?> m && Integer.valueOf(0).equals(m.get("exit_code"))
                 && editedContent.equals(m.get("stdout"));
         results.add(toolCheck(transport, "run_command", run, ran, "cat and rm exited 0"));
+        results.addAll(jobChecks(transport, client));
         return results;
+    }
+
+    private static List<CheckResult> jobChecks(String transport, McpSyncClient client) {
+        List<CheckResult> results = new ArrayList<>();
+        CallToolResult start = client.callTool(new CallToolRequest("start_job", Map.of("command", "echo job-ok")));
+        Object id = start.structuredContent() instanceof Map<?, ?> m ? m.get("id") : null;
+        results.add(toolCheck(transport, "start_job", start, id instanceof String, "started " + id));
+        if (!(id instanceof String)) {
+            return results;
+        }
+        CallToolResult output = null;
+        for (int i = 0; i < 200; i++) {
+            output = client.callTool(new CallToolRequest("job_output", Map.of("id", id)));
+            if (!(output.structuredContent() instanceof Map<?, ?> m) || Boolean.FALSE.equals(m.get("running"))) {
+                break;
+            }
+            sleepQuietly(50);
+        }
+        boolean done = output.structuredContent() instanceof Map<?, ?> m && "job-ok\n".equals(m.get("output"))
+                && Integer.valueOf(0).equals(m.get("exit_code"));
+        results.add(toolCheck(transport, "job_output", output, done, "finished with its output"));
+        CallToolResult list = client.callTool(new CallToolRequest("list_jobs", Map.of()));
+        results.add(toolCheck(transport, "list_jobs", list, String.valueOf(list.structuredContent()).contains((String) id), "lists it"));
+        CallToolResult stop = client.callTool(new CallToolRequest("stop_job", Map.of("id", id)));
+        results.add(toolCheck(transport, "stop_job", stop, !Boolean.TRUE.equals(stop.isError()), "stopped"));
+        return results;
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static CheckResult toolCheck(String transport, String tool, CallToolResult result, boolean ok, String detail) {

@@ -57,7 +57,8 @@ class McpTransportsTest {
 
             List<McpSchema.Tool> tools = client.listTools().tools();
             assertThat(tools).extracting(McpSchema.Tool::name)
-                    .containsExactlyInAnyOrder("run_command", "read_file", "write_file", "edit_file", "list_directory");
+                    .containsExactlyInAnyOrder("run_command", "read_file", "write_file", "edit_file", "list_directory",
+                            "start_job", "job_output", "stop_job", "list_jobs");
             for (McpSchema.Tool tool : tools) {
                 assertThat(tool.title()).isNotBlank();
                 assertThat(tool.description()).isNotBlank();
@@ -175,6 +176,77 @@ class McpTransportsTest {
         assertThat(lines.get(1)).contains("\"tool\":\"run_command\"").contains("\"exit_code\":0")
                 .contains("\"duration_ms\":");
         assertThat(server.auditLog()).doesNotContain(TestServer.TOKEN);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("transports")
+    void runCommandFeedsStdinThenClosesIt(String name, Function<TestServer, McpSyncClient> connect) {
+        try (McpSyncClient client = connect.apply(server)) {
+            client.initialize();
+            CallToolResult result = client.callTool(new CallToolRequest("run_command",
+                    Map.of("command", "tr a-z A-Z; echo \"[eof]\"", "stdin", "hello\nworld\n")));
+            assertThat(structured(result)).containsEntry("stdout", "HELLO\nWORLD\n[eof]\n").containsEntry("exit_code", 0);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void longCommandsSendProgressNotificationsOnSse() {
+        List<McpSchema.ProgressNotification> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (McpSyncClient client = io.modelcontextprotocol.client.McpClient.sync(
+                        io.modelcontextprotocol.client.transport.HttpClientSseClientTransport.builder(server.origin())
+                                .sseEndpoint(TestServer.BASE + "/sse")
+                                .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + TestServer.TOKEN))
+                                .build())
+                .progressConsumer(received::add)
+                .requestTimeout(java.time.Duration.ofSeconds(60)).build()) {
+            client.initialize();
+            CallToolResult result = client.callTool(CallToolRequest.builder().name("run_command")
+                    .arguments(Map.of("command", "sleep 6; echo done")).progressToken("tok-1").build());
+            assertThat(structured(result)).containsEntry("stdout", "done\n");
+        }
+        assertThat(received).isNotEmpty().allSatisfy(n -> {
+            assertThat(n.progressToken()).isEqualTo("tok-1");
+            assertThat(n.message()).startsWith("running for ");
+            assertThat(n.total()).isEqualTo(30.0);
+        });
+    }
+
+    @org.junit.jupiter.api.Test
+    void jobsBelongToTheServerAndOutliveTheClientThatStartedThem() throws Exception {
+        String id;
+        try (McpSyncClient starter = server.streamableClient()) {
+            starter.initialize();
+            CallToolResult started = starter.callTool(new CallToolRequest("start_job",
+                    Map.of("command", "echo begin; sleep 1; echo end")));
+            assertThat(started.isError()).isFalse();
+            id = (String) structured(started).get("id");
+            assertThat(structured(started)).containsEntry("running", true);
+        }
+        try (McpSyncClient other = server.sseClient()) {
+            other.initialize();
+            Map<String, Object> output = Map.of();
+            for (int i = 0; i < 100; i++) {
+                output = structured(other.callTool(new CallToolRequest("job_output", Map.of("id", id))));
+                if (Boolean.FALSE.equals(output.get("running"))) {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            assertThat(output).containsEntry("running", false).containsEntry("exit_code", 0)
+                    .containsEntry("output", "begin\nend\n").containsEntry("has_more", false);
+            assertThat(text(other.callTool(new CallToolRequest("list_jobs", Map.of())))).contains(id);
+
+            CallToolResult sleeper = other.callTool(new CallToolRequest("start_job", Map.of("command", "sleep 300")));
+            String sleeperId = (String) structured(sleeper).get("id");
+            CallToolResult stopped = other.callTool(new CallToolRequest("stop_job", Map.of("id", sleeperId)));
+            assertThat(structured(stopped)).containsEntry("running", false).containsEntry("stopped", true);
+            CallToolResult escape = other.callTool(new CallToolRequest("start_job", Map.of("command", "pwd", "cwd", "../..")));
+            assertThat(escape.isError()).isTrue();
+            assertThat(text(escape)).contains("outside the workspace");
+            CallToolResult unknown = other.callTool(new CallToolRequest("job_output", Map.of("id", "job-nope")));
+            assertThat(unknown.isError()).isTrue();
+            assertThat(text(unknown)).contains("list_jobs");
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -108,6 +108,10 @@ class ProtocolFuzzTest {
                 call("run_command", "{\"command\":\"echo hi\",\"timeout_seconds\":5}"),
                 call("read_file", "{\"path\":\"x.txt\"}"),
                 call("write_file", "{\"path\":\"x.txt\",\"content\":\"hello\",\"append\":true}"),
+                call("edit_file", "{\"path\":\"x.txt\",\"old_text\":\"hello\",\"new_text\":\"bye\"}"),
+                call("list_directory", "{\"path\":\".\",\"depth\":2}"),
+                call("read_file", "{\"path\":\"x.txt\",\"offset\":1,\"limit\":5}"),
+                call("job_output", "{\"id\":\"job-1\",\"offset\":0}"),
                 "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
                         + "\"capabilities\":{},\"clientInfo\":{\"name\":\"x\",\"version\":\"1\"}}}");
         String junk = "{}[]\":,0-1e9truefalsenull\\\u0000\u00ff\ud800\u2028 \t\n/..";

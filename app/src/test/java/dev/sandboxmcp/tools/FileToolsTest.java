@@ -45,7 +45,7 @@ class FileToolsTest {
     }
 
     static ToolResponse call(SandboxTool tool, Map<String, Object> arguments) throws ToolInputException {
-        return tool.call(new ToolArguments(arguments));
+        return tool.call(new ToolArguments(arguments), Progress.NONE);
     }
 
     @Test

@@ -47,7 +47,7 @@ class VerifyCommandTest {
     void passesEveryCheckAgainstAHealthyServerAndCleansUp() throws Exception {
         Outcome outcome = verify(server.url(TestServer.BASE), TestServer.TOKEN);
         assertThat(outcome.exitCode()).as(outcome.output()).isZero();
-        assertThat(outcome.output()).doesNotContain("FAIL").contains("all 20 checks passed")
+        assertThat(outcome.output()).doesNotContain("FAIL").contains("all 28 checks passed")
                 .contains("PASS  sse endpoint event keeps /mcp-sandbox")
                 .contains("PASS  streamable run_command").contains("PASS  sse run_command");
         try (var files = java.nio.file.Files.list(workspace)) {

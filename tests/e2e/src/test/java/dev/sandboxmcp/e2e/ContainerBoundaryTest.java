@@ -60,7 +60,7 @@ class ContainerBoundaryTest {
                 "-jar", Repo.path("app/target/sandbox-mcp.jar").toString(), "verify", deployment.baseUrl()),
                 Map.of("MCP_AUTH_TOKEN", deployment.token), Repo.root(), 120);
         assertThat(verify.exitCode()).as(verify.output()).isZero();
-        assertThat(verify.output()).contains("all 20 checks passed").doesNotContain("FAIL");
+        assertThat(verify.output()).contains("all 28 checks passed").doesNotContain("FAIL");
     }
 
     @Test

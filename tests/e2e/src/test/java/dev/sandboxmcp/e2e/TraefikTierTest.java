@@ -87,7 +87,7 @@ class TraefikTierTest {
                         "-jar", Repo.path("app/target/sandbox-mcp.jar").toString(), "verify", "--insecure", url),
                         Map.of("MCP_AUTH_TOKEN", deployment.token), Repo.root(), 180);
                 assertThat(verify.exitCode()).as(verify.output() + "\n" + traefik.getLogs()).isZero();
-                assertThat(verify.output()).contains("all 20 checks passed");
+                assertThat(verify.output()).contains("all 28 checks passed");
 
                 assertSseSessionOutlivesTraefiksDefaultReadTimeout("https://" + TEST_HOST + ":" + https, deployment.token);
             }

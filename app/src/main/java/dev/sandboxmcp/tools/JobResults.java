@@ -1,0 +1,47 @@
+package dev.sandboxmcp.tools;
+
+import dev.sandboxmcp.exec.Job;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The structured form of a job, shared by the job tools. */
+final class JobResults {
+
+    static final String JOB_PROPERTIES = """
+                "id": {"type": "string"},
+                "command": {"type": "string"},
+                "cwd": {"type": "string"},
+                "running": {"type": "boolean"},
+                "exit_code": {"type": ["integer", "null"], "description": "null while running; 128+n when signal n ended it."},
+                "stopped": {"type": "boolean", "description": "Whether stop_job (or shutdown) ended it."},
+                "started": {"type": "string", "description": "ISO-8601 start time."},
+                "duration_ms": {"type": "integer"},
+                "output_bytes": {"type": "integer", "description": "Bytes of output so far (stdout and stderr combined)."}""";
+
+    private JobResults() {
+    }
+
+    static Map<String, Object> of(Job job) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("id", job.id());
+        map.put("command", job.command());
+        map.put("cwd", job.cwd());
+        map.put("running", job.running());
+        map.put("exit_code", job.exitCode());
+        map.put("stopped", job.stopped());
+        map.put("started", job.started().toString());
+        map.put("duration_ms", job.durationMillis());
+        map.put("output_bytes", job.outputBytes());
+        return map;
+    }
+
+    static String describe(Job job) {
+        return job.id() + " " + (job.running() ? "running" : (job.stopped() ? "stopped" : "exited") + " with code "
+                + job.exitCode()) + " after " + job.durationMillis() + " ms, " + job.outputBytes() + " bytes of output: "
+                + job.command();
+    }
+
+    static ToolResponse unknown(String id) {
+        return ToolResponse.failure(id, "no job '" + id + "'; list_jobs shows the jobs this server knows");
+    }
+}

@@ -1,0 +1,66 @@
+package dev.sandboxmcp.tools;
+
+import dev.sandboxmcp.exec.Job;
+import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.workspace.Workspace;
+import dev.sandboxmcp.workspace.WorkspaceException;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/** {@code start_job}: a command in the background, for work that outlives one call. */
+public final class StartJobTool implements SandboxTool {
+
+    private static final String INPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "command": {"type": "string", "minLength": 1, "description": "Shell command line, run with /bin/sh -lc."},
+                "cwd": {"type": "string", "description": "Working directory relative to the workspace root (default: the root)."}
+              },
+              "required": ["command"],
+              "additionalProperties": false
+            }""";
+
+    private final JobManager jobs;
+    private final Workspace workspace;
+    private final McpSchema.Tool definition;
+
+    public StartJobTool(JobManager jobs, Workspace workspace) {
+        this.jobs = jobs;
+        this.workspace = workspace;
+        this.definition = Schemas.tool("start_job", "Start a background job",
+                "Start a shell command in the background (builds, servers, long test suites: calls are cut off near 60 s) "
+                        + "and return its id at once. Read its combined output with job_output, end it with stop_job. Jobs "
+                        + "belong to the server and survive reconnects; their number is bounded.",
+                INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + "},"
+                        + "\"required\":[\"id\",\"command\",\"running\"]}",
+                Schemas.annotations("Start a background job", false, true, false, true));
+    }
+
+    @Override
+    public McpSchema.Tool definition() {
+        return definition;
+    }
+
+    @Override
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+        String command = arguments.requiredString("command");
+        if (command.isBlank() || command.indexOf('\0') >= 0) {
+            throw new ToolInputException("argument 'command' must be a non-empty shell command without NUL bytes");
+        }
+        String cwd = arguments.optionalString("cwd", ".");
+        try {
+            Path directory = workspace.resolveDirectory(cwd);
+            Job job = jobs.start(command, directory, cwd);
+            return ToolResponse.success("started " + job.id() + ": " + command + "\nread its output with job_output {\"id\": \""
+                    + job.id() + "\"}", JobResults.of(job), command, null);
+        } catch (WorkspaceException e) {
+            return ToolResponse.failure(command, "cwd: " + e.getMessage());
+        } catch (JobManager.TooManyJobsException e) {
+            return ToolResponse.failure(command, "busy: " + e.getMessage());
+        } catch (IOException e) {
+            return ToolResponse.failure(command, "the job could not be started: " + e.getMessage());
+        }
+    }
+}
