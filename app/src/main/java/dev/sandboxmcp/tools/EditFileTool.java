@@ -5,7 +5,6 @@ import com.github.difflib.UnifiedDiffUtils;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -13,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /** {@code edit_file}: exact-text replacement in a file, written atomically, with a unified diff. */
-public final class EditFileTool implements SandboxTool {
+public final class EditFileTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -44,21 +43,15 @@ public final class EditFileTool implements SandboxTool {
 
     private final Workspace workspace;
     private final int maxBytes;
-    private final McpSchema.Tool definition;
 
     public EditFileTool(Workspace workspace, Limits limits) {
         this.workspace = workspace;
         this.maxBytes = limits.fileMaxBytes();
-        this.definition = Schemas.tool("edit_file", "Edit a text file",
-                "Replace exact text in a UTF-8 file beneath the workspace (at most " + maxBytes / 1024 + " KiB). old_text "
+        super(Schemas.tool("edit_file", "Edit a text file",
+                "Replace exact text in a UTF-8 file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB). old_text "
                         + "must occur exactly expected_replacements times (default 1); otherwise nothing changes and the "
                         + "error says how many matched. The file is replaced atomically and the result carries a unified diff.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Edit a text file", false, true, false, false));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Edit a text file", false, true, false, false)));
     }
 
     @Override

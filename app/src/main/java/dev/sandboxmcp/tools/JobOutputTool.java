@@ -2,12 +2,11 @@ package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Map;
 import java.util.Optional;
 
 /** {@code job_output}: a page of a job's combined output, and whether it still runs. */
-public final class JobOutputTool implements SandboxTool {
+public final class JobOutputTool extends DefinedTool {
 
     static final int PAGE_BYTES = 256 * 1024;
 
@@ -24,11 +23,10 @@ public final class JobOutputTool implements SandboxTool {
             }""";
 
     private final JobManager jobs;
-    private final McpSchema.Tool definition;
 
     public JobOutputTool(JobManager jobs) {
         this.jobs = jobs;
-        this.definition = Schemas.tool("job_output", "Read a job's output",
+        super(Schemas.tool("job_output", "Read a job's output",
                 "Read a background job's combined stdout and stderr from a byte offset (at most " + PAGE_BYTES / 1024
                         + " KiB a call), with whether it is still running and its exit code. The job keeps its most recent "
                         + "output; dropped_bytes says how much older output is gone.",
@@ -36,12 +34,7 @@ public final class JobOutputTool implements SandboxTool {
                         + "\"output\":{\"type\":\"string\"},\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"},"
                         + "\"dropped_bytes\":{\"type\":\"integer\"},\"has_more\":{\"type\":\"boolean\"}},"
                         + "\"required\":[\"id\",\"running\",\"output\",\"offset\",\"next_offset\",\"has_more\"]}",
-                Schemas.annotations("Read a job's output", true, false, false, false));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                Schemas.annotations("Read a job's output", true, false, false, false)));
     }
 
     @Override

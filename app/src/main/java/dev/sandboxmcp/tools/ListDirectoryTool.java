@@ -2,7 +2,6 @@ package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /** {@code list_directory}: names, kinds and sizes beneath a directory, links shown, never followed. */
-public final class ListDirectoryTool implements SandboxTool {
+public final class ListDirectoryTool extends DefinedTool {
 
     static final int MAX_ENTRIES = 2000;
 
@@ -43,20 +42,14 @@ public final class ListDirectoryTool implements SandboxTool {
             }""";
 
     private final Workspace workspace;
-    private final McpSchema.Tool definition;
 
     public ListDirectoryTool(Workspace workspace) {
         this.workspace = workspace;
-        this.definition = Schemas.tool("list_directory", "List a directory",
+        super(Schemas.tool("list_directory", "List a directory",
                 "List names, kinds and sizes beneath a directory of the workspace, 1 to 3 levels deep, sorted by name, at most "
                         + MAX_ENTRIES + " entries (the result says when the cap cut it). Symbolic links are shown with "
                         + "their target and never followed.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("List a directory", true, false, true, false));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("List a directory", true, false, true, false)));
     }
 
     @Override

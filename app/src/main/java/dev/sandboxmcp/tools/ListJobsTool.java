@@ -2,30 +2,23 @@ package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** {@code list_jobs}: the background jobs this server knows. */
-public final class ListJobsTool implements SandboxTool {
+public final class ListJobsTool extends DefinedTool {
 
     private final JobManager jobs;
-    private final McpSchema.Tool definition;
 
     public ListJobsTool(JobManager jobs) {
         this.jobs = jobs;
-        this.definition = Schemas.tool("list_jobs", "List background jobs",
+        super(Schemas.tool("list_jobs", "List background jobs",
                 "List the background jobs this server knows, running and finished, oldest first.",
                 "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
                 "{\"type\":\"object\",\"properties\":{\"jobs\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
                         + "\"properties\":{" + JobResults.JOB_PROPERTIES + "}}}},\"required\":[\"jobs\"]}",
-                Schemas.annotations("List background jobs", true, false, true, false));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                Schemas.annotations("List background jobs", true, false, true, false)));
     }
 
     @Override

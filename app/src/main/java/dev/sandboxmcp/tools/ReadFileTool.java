@@ -3,7 +3,6 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -15,7 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code read_file}: the UTF-8 text of a file beneath the workspace. */
-public final class ReadFileTool implements SandboxTool {
+public final class ReadFileTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -49,21 +48,15 @@ public final class ReadFileTool implements SandboxTool {
 
     private final Workspace workspace;
     private final int maxBytes;
-    private final McpSchema.Tool definition;
 
     public ReadFileTool(Workspace workspace, Limits limits) {
         this.workspace = workspace;
         this.maxBytes = limits.fileMaxBytes();
-        this.definition = Schemas.tool("read_file", "Read a text file",
+        super(Schemas.tool("read_file", "Read a text file",
                 "Read a UTF-8 text file beneath the workspace. Without offset/limit the whole file is returned (at most "
-                        + maxBytes / 1024 + " KiB); with them, a page of lines of any file, with the total line count and "
+                        + limits.fileMaxBytes() / 1024 + " KiB); with them, a page of lines of any file, with the total line count and "
                         + "whether more follows. Paths are relative to the workspace root and cannot leave it.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Read a text file", true, false, true, false));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Read a text file", true, false, true, false)));
     }
 
     @Override

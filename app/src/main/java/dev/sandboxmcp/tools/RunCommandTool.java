@@ -6,7 +6,6 @@ import dev.sandboxmcp.exec.CommandResult;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -15,7 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code run_command}: a shell command in the workspace, bounded in time and output. */
-public final class RunCommandTool implements SandboxTool {
+public final class RunCommandTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -57,14 +56,13 @@ public final class RunCommandTool implements SandboxTool {
     private final CommandRunner runner;
     private final Workspace workspace;
     private final Limits limits;
-    private final McpSchema.Tool definition;
 
     public RunCommandTool(CommandRunner runner, Workspace workspace, Limits limits) {
         this.runner = runner;
         this.workspace = workspace;
         this.limits = limits;
         long max = limits.maxTimeout().toSeconds();
-        this.definition = Schemas.tool("run_command", "Run a shell command",
+        super(Schemas.tool("run_command", "Run a shell command",
                 "Run a shell command in the sandbox workspace (the user's development directory) and return its exit "
                         + "code, stdout and stderr. /bin/sh -lc, stdin closed, default timeout "
                         + limits.defaultTimeout().toSeconds() + " s (max " + max + " s); stdout and stderr are each cut at "
@@ -72,12 +70,7 @@ public final class RunCommandTool implements SandboxTool {
                         + "command leaves behind are killed when it returns; use start_job for work that must keep running. "
                         + "Optional stdin text; progress notifications every 5 s where the transport carries them.",
                 INPUT_SCHEMA.formatted(max, limits.defaultTimeout().toSeconds(), max), OUTPUT_SCHEMA,
-                Schemas.annotations("Run a shell command", false, true, false, true));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                Schemas.annotations("Run a shell command", false, true, false, true)));
     }
 
     @Override

@@ -4,12 +4,11 @@ import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.nio.file.Path;
 
 /** {@code start_job}: a command in the background, for work that outlives one call. */
-public final class StartJobTool implements SandboxTool {
+public final class StartJobTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -24,23 +23,17 @@ public final class StartJobTool implements SandboxTool {
 
     private final JobManager jobs;
     private final Workspace workspace;
-    private final McpSchema.Tool definition;
 
     public StartJobTool(JobManager jobs, Workspace workspace) {
         this.jobs = jobs;
         this.workspace = workspace;
-        this.definition = Schemas.tool("start_job", "Start a background job",
+        super(Schemas.tool("start_job", "Start a background job",
                 "Start a shell command in the background (builds, servers, long test suites: calls are cut off near 60 s) "
                         + "and return its id at once. Read its combined output with job_output, end it with stop_job. Jobs "
                         + "belong to the server and survive reconnects; their number is bounded.",
                 INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + "},"
                         + "\"required\":[\"id\",\"command\",\"running\"]}",
-                Schemas.annotations("Start a background job", false, true, false, true));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                Schemas.annotations("Start a background job", false, true, false, true)));
     }
 
     @Override

@@ -2,32 +2,25 @@ package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Optional;
 
 /** {@code stop_job}: kills a job's whole process tree. */
-public final class StopJobTool implements SandboxTool {
+public final class StopJobTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {"type": "object", "properties": {"id": {"type": "string", "minLength": 1}}, "required": ["id"],
              "additionalProperties": false}""";
 
     private final JobManager jobs;
-    private final McpSchema.Tool definition;
 
     public StopJobTool(JobManager jobs) {
         this.jobs = jobs;
-        this.definition = Schemas.tool("stop_job", "Stop a background job",
+        super(Schemas.tool("stop_job", "Stop a background job",
                 "Stop a background job: SIGTERM to its whole process tree, SIGKILL after a short grace. Its output stays "
                         + "readable with job_output.",
                 INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + "},"
                         + "\"required\":[\"id\",\"running\"]}",
-                Schemas.annotations("Stop a background job", false, true, true, false));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                Schemas.annotations("Stop a background job", false, true, true, false)));
     }
 
     @Override

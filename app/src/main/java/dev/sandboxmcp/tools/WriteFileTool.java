@@ -3,7 +3,6 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -14,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code write_file}: replace (atomically) or append UTF-8 text beneath the workspace. */
-public final class WriteFileTool implements SandboxTool {
+public final class WriteFileTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -43,21 +42,15 @@ public final class WriteFileTool implements SandboxTool {
 
     private final Workspace workspace;
     private final int maxBytes;
-    private final McpSchema.Tool definition;
 
     public WriteFileTool(Workspace workspace, Limits limits) {
         this.workspace = workspace;
         this.maxBytes = limits.fileMaxBytes();
-        this.definition = Schemas.tool("write_file", "Write a text file",
-                "Write UTF-8 text to a file beneath the workspace (at most " + maxBytes / 1024 + " KiB per call). "
+        super(Schemas.tool("write_file", "Write a text file",
+                "Write UTF-8 text to a file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB per call). "
                         + "Replacing is atomic: readers see the old file or the new one, never a mix; the file keeps its "
                         + "permissions. With append=true the text is added at the end. The directory must already exist.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Write a text file", false, true, false, false));
-    }
-
-    @Override
-    public McpSchema.Tool definition() {
-        return definition;
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Write a text file", false, true, false, false)));
     }
 
     @Override
