@@ -178,17 +178,26 @@ class CommandRunnerTest {
                 throw new RuntimeException(e);
             }
         });
-        Path pidFile = dir.resolve("shell.pid");
-        while (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()) {
-            Thread.sleep(10);
-        }
+        long shell = awaitPid(dir.resolve("shell.pid"));
         long started = System.nanoTime();
         runner.close();
         CommandResult result = running.get();
         assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(4_000);
         assertThat(result.exitCode()).isNotZero();
-        assertThat(isRunning(Long.parseLong(Files.readString(pidFile).strip()))).isFalse();
+        assertThat(isRunning(shell)).isFalse();
         assertThatThrownBy(() -> runner.run("true", dir, Duration.ofSeconds(1))).isInstanceOf(IOException.class);
+    }
+
+    /** Waits until a command has written its pid to {@code file}, and returns it. */
+    static long awaitPid(Path file) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (!Files.exists(file) || Files.readString(file).isBlank()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no pid in " + file);
+            }
+            Thread.sleep(10);
+        }
+        return Long.parseLong(Files.readString(file).strip());
     }
 
     /** Alive and not a zombie waiting for its parent to reap it. */

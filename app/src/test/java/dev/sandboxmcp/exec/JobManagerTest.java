@@ -3,7 +3,6 @@ package dev.sandboxmcp.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -78,14 +77,11 @@ class JobManagerTest {
     @Test
     void stopKillsTheWholeTree() throws Exception {
         Job job = jobs.start("sleep 300 & echo $! > child.pid; trap '' TERM; sleep 300", dir, ".");
-        Path pidFile = dir.resolve("child.pid");
-        while (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()) {
-            Thread.sleep(10);
-        }
+        long child = CommandRunnerTest.awaitPid(dir.resolve("child.pid"));
         Job stopped = jobs.stop(job.id()).orElseThrow();
         assertThat(stopped.running()).isFalse();
         assertThat(stopped.stopped()).isTrue();
-        assertThat(CommandRunnerTest.isRunning(Long.parseLong(Files.readString(pidFile).strip()))).isFalse();
+        assertThat(CommandRunnerTest.isRunning(child)).isFalse();
     }
 
     @Test
@@ -106,12 +102,9 @@ class JobManagerTest {
     @Test
     void closeKillsEveryJob() throws Exception {
         Job job = jobs.start("echo $$ > job.pid; sleep 300", dir, ".");
-        Path pidFile = dir.resolve("job.pid");
-        while (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()) {
-            Thread.sleep(10);
-        }
+        long shell = CommandRunnerTest.awaitPid(dir.resolve("job.pid"));
         jobs.close();
-        assertThat(CommandRunnerTest.isRunning(Long.parseLong(Files.readString(pidFile).strip()))).isFalse();
+        assertThat(CommandRunnerTest.isRunning(shell)).isFalse();
         assertThatThrownBy(() -> jobs.start("true", dir, ".")).hasMessageContaining("shutting down");
         assertThat(jobs.get(job.id())).isPresent();
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -170,19 +169,33 @@ class FileToolsTest {
     }
 
     @Test
-    void listIsCappedAndSaysSo() throws Exception {
-        for (int i = 0; i < ListDirectoryTool.MAX_ENTRIES + 5; i++) {
+    void listCapHoldsAtItsEdge() throws Exception {
+        for (int i = 0; i <= ListDirectoryTool.MAX_ENTRIES; i++) {
             Files.writeString(root.resolve(String.format("f%05d", i)), "");
         }
-        ToolResponse response = call(list, Map.of());
-        assertThat(response.structured()).containsEntry("truncated", true);
-        assertThat((List<?>) response.structured().get("entries")).hasSize(ListDirectoryTool.MAX_ENTRIES);
-        assertThat(response.text()).contains("cut at " + ListDirectoryTool.MAX_ENTRIES);
+        ToolResponse over = call(list, Map.of());
+        assertThat(over.structured()).containsEntry("truncated", true);
+        assertThat((List<?>) over.structured().get("entries")).hasSize(ListDirectoryTool.MAX_ENTRIES);
+        assertThat(over.text()).contains("cut at " + ListDirectoryTool.MAX_ENTRIES);
         Files.delete(root.resolve("f00000"));
-        for (int i = 1; i < 6; i++) {
-            Files.delete(root.resolve(String.format("f%05d", i)));
+        ToolResponse exact = call(list, Map.of());
+        assertThat(exact.structured()).containsEntry("truncated", false);
+        assertThat((List<?>) exact.structured().get("entries")).hasSize(ListDirectoryTool.MAX_ENTRIES);
+    }
+
+    @Test
+    void stdinLimitHoldsAtItsEdge() throws Exception {
+        var runner = new dev.sandboxmcp.exec.CommandRunner(Map.of("PATH", "/usr/bin:/bin"), 1024 * 1024,
+                java.time.Duration.ofSeconds(1), 2);
+        try {
+            RunCommandTool run = new RunCommandTool(runner, workspace, Limits.defaults());
+            ToolResponse exact = call(run, Map.of("command", "wc -c", "stdin", "s".repeat(MIB)));
+            assertThat(exact.structured()).containsEntry("stdout", MIB + "\n");
+            ToolResponse over = call(run, Map.of("command", "wc -c", "stdin", "s".repeat(MIB + 1)));
+            assertThat(over.error()).isTrue();
+            assertThat(over.text()).contains("over the limit");
+        } finally {
+            runner.close();
         }
-        assertThat(call(list, Map.of()).structured()).containsEntry("truncated", false);
-        assertThat(new String(Files.readAllBytes(root.resolve("f00010")), StandardCharsets.UTF_8)).isEmpty();
     }
 }
