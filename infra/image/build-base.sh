@@ -52,5 +52,5 @@ docker import \
   --change 'ENV LANG=C.UTF-8' \
   --message "sandbox-mcp base: Debian $suite + jlink Java 25" \
   "$work/rootfs.tar" "$image" >/dev/null
-docker run --rm --read-only --user 1000:1000 "$image" java -version 2>&1 | head -n 1
+docker run --rm --read-only --user 1000:1000 "$image" java -version 2>&1 | sed -n 1p
 echo "build-base: done: $image"
