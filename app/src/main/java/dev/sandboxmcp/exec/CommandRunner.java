@@ -1,13 +1,11 @@
 package dev.sandboxmcp.exec;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +17,6 @@ import java.util.concurrent.TimeUnit;
  * running in the background is killed too, so nothing outlives the call.
  */
 public final class CommandRunner implements AutoCloseable {
-
-    /** Name of the environment entry that marks every process of one command. */
-    static final String MARKER_VARIABLE = "SANDBOX_MCP_RUN";
 
     private static final Duration PIPE_CLOSE_WAIT = Duration.ofSeconds(2);
     private static final List<Duration> LATE_SWEEPS = List.of(Duration.ofMillis(100), Duration.ofMillis(900));
@@ -78,17 +73,10 @@ public final class CommandRunner implements AutoCloseable {
 
     private CommandResult runAcquired(String command, Path workingDirectory, Duration timeout, byte[] stdin)
             throws IOException, InterruptedException {
-        String marker = UUID.randomUUID().toString();
-        ProcessBuilder builder = new ProcessBuilder("setsid", "/bin/sh", "-lc", command)
-                .directory(workingDirectory.toFile())
-                .redirectInput(stdin == null ? ProcessBuilder.Redirect.from(new File("/dev/null")) : ProcessBuilder.Redirect.PIPE);
-        builder.environment().clear();
-        builder.environment().putAll(environment);
-        builder.environment().put(MARKER_VARIABLE, marker);
-
         long started = System.nanoTime();
-        Process process = builder.start();
-        ProcessTree tree = new ProcessTree(process.pid(), MARKER_VARIABLE + "=" + marker);
+        SessionShell.Started shell = SessionShell.start(command, workingDirectory, environment, stdin != null, false);
+        Process process = shell.process();
+        ProcessTree tree = shell.tree();
         running.add(tree);
         try {
             OutputCapture stdout = new OutputCapture(outputCapBytes);

@@ -1,6 +1,5 @@
 package dev.sandboxmcp.exec;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -13,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * Background jobs: commands that outlive one tool call (builds, servers, test suites). They
@@ -88,18 +86,9 @@ public final class JobManager implements AutoCloseable {
             throw new TooManyJobsException(maxRunning);
         }
         forgetOldest();
-        String marker = UUID.randomUUID().toString();
-        ProcessBuilder builder = new ProcessBuilder("setsid", "/bin/sh", "-lc", command)
-                .directory(workingDirectory.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectErrorStream(true);
-        builder.environment().clear();
-        builder.environment().putAll(environment);
-        builder.environment().put(CommandRunner.MARKER_VARIABLE, marker);
-        Process process = builder.start();
+        SessionShell.Started shell = SessionShell.start(command, workingDirectory, environment, false, true);
         String id = "job-" + HexFormat.of().toHexDigits(RANDOM.nextInt());
-        Entry entry = new Entry(id, command, cwdLabel, process, new ProcessTree(process.pid(),
-                CommandRunner.MARKER_VARIABLE + "=" + marker));
+        Entry entry = new Entry(id, command, cwdLabel, shell.process(), shell.tree());
         jobs.put(id, entry);
         entry.pump = Thread.ofVirtual().name("job-output-" + id).start(() -> pump(entry));
         return entry.snapshot();
