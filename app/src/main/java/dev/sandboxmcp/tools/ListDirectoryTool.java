@@ -64,7 +64,8 @@ public final class ListDirectoryTool extends DefinedTool {
         try {
             listing = workspace.list(path, (int) depth, hidden, MAX_ENTRIES);
         } catch (WorkspaceException e) {
-            return ToolResponse.failure(path, e.getMessage());
+            boolean file = e.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY;
+            return ToolResponse.failure(path, e.getMessage() + (file ? "; to see a file, use read_file" : ""));
         } catch (IOException e) {
             return ToolResponse.failure(path, "could not list '" + path + "': " + e.getMessage());
         }

@@ -133,17 +133,7 @@ public final class Workspace implements Closeable {
     public Listing list(String name, int depth, boolean includeHidden, int maxEntries) throws IOException {
         String path = name == null || name.isEmpty() ? "." : name;
         try (Walk walk = walk(path)) {
-            Path directory = Path.of(".");
-            if (walk.finalName() != null) {
-                Optional<BasicFileAttributes> attrs = walk.finalAttributes();
-                if (attrs.isEmpty()) {
-                    throw new WorkspaceException(NOT_FOUND, "no such directory: '" + path + "'");
-                }
-                if (!attrs.get().isDirectory()) {
-                    throw new WorkspaceException(NOT_A_DIRECTORY, "'" + path + "' is a file, not a directory; use read_file");
-                }
-                directory = Path.of(walk.finalName());
-            }
+            Path directory = walk.requireDirectory(path);
             List<Entry> entries = new ArrayList<>();
             boolean complete;
             try (SecureDirectoryStream<Path> dir = walk.top().newDirectoryStream(directory, NOFOLLOW)) {
@@ -254,17 +244,7 @@ public final class Workspace implements Closeable {
             return rootPath;
         }
         try (Walk walk = walk(name)) {
-            if (walk.finalName() != null) {
-                Optional<BasicFileAttributes> attrs = walk.finalAttributes();
-                if (attrs.isEmpty()) {
-                    throw new WorkspaceException(NOT_FOUND, "no such directory: '" + name + "'");
-                }
-                if (!attrs.get().isDirectory()) {
-                    throw new WorkspaceException(NOT_A_DIRECTORY, "'" + name + "' is not a directory");
-                }
-                return walk.realPath().resolve(walk.finalName());
-            }
-            return walk.realPath();
+            return walk.realPath().resolve(walk.requireDirectory(name)).normalize();
         }
     }
 
@@ -537,6 +517,20 @@ public final class Workspace implements Closeable {
 
         Optional<BasicFileAttributes> finalAttributes() {
             return finalAttributes;
+        }
+
+        /** The directory the walk ended on, relative to {@link #top()}: "." or the final name. */
+        Path requireDirectory(String name) throws WorkspaceException {
+            if (finalName == null) {
+                return Path.of(".");
+            }
+            if (finalAttributes.isEmpty()) {
+                throw new WorkspaceException(NOT_FOUND, "no such directory: '" + name + "'");
+            }
+            if (!finalAttributes.get().isDirectory()) {
+                throw new WorkspaceException(NOT_A_DIRECTORY, "'" + name + "' is not a directory");
+            }
+            return Path.of(finalName);
         }
 
         Target requireFinalName(String name) throws WorkspaceException {
