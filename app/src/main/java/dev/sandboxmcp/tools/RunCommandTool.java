@@ -75,13 +75,7 @@ public final class RunCommandTool extends DefinedTool {
 
     @Override
     public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
-        String command = arguments.requiredString("command");
-        if (command.isBlank()) {
-            throw new ToolInputException("argument 'command' is empty; give a shell command line");
-        }
-        if (command.indexOf('\0') >= 0) {
-            throw new ToolInputException("argument 'command' contains a NUL byte, which a shell cannot take");
-        }
+        String command = arguments.requiredCommand("command");
         long maxSeconds = limits.maxTimeout().toSeconds();
         long timeoutSeconds = arguments.optionalInteger("timeout_seconds", limits.defaultTimeout().toSeconds());
         if (timeoutSeconds < 1 || timeoutSeconds > maxSeconds) {

@@ -38,10 +38,7 @@ public final class StartJobTool extends DefinedTool {
 
     @Override
     public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
-        String command = arguments.requiredString("command");
-        if (command.isBlank() || command.indexOf('\0') >= 0) {
-            throw new ToolInputException("argument 'command' must be a non-empty shell command without NUL bytes");
-        }
+        String command = arguments.requiredCommand("command");
         String cwd = arguments.optionalString("cwd", ".");
         try {
             Path directory = workspace.resolveDirectory(cwd);

@@ -22,6 +22,18 @@ public final class ToolArguments {
         return text;
     }
 
+    /** A shell command line: not blank, and without NUL bytes, which no shell can take. */
+    public String requiredCommand(String name) throws ToolInputException {
+        String command = requiredString(name);
+        if (command.isBlank()) {
+            throw new ToolInputException("argument '" + name + "' is empty; give a shell command line");
+        }
+        if (command.indexOf('\0') >= 0) {
+            throw new ToolInputException("argument '" + name + "' contains a NUL byte, which a shell cannot take");
+        }
+        return command;
+    }
+
     public String optionalString(String name, String fallback) throws ToolInputException {
         return values.get(name) == null ? fallback : requiredString(name);
     }
