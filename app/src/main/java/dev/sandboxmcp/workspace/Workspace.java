@@ -195,8 +195,9 @@ public final class Workspace implements Closeable {
 
     /**
      * Replaces the file's content atomically: the bytes go to a temporary file in the same
-     * directory, are synced, and the temporary file is renamed over the target. A reader sees
-     * the old content or the new, never a mix; an existing file keeps its permission bits.
+     * directory and are synced, the temporary file is renamed over the target, and the directory
+     * is synced. A reader sees the old content or the new, never a mix; an existing file keeps
+     * its permission bits.
      */
     public void writeFile(String name, byte[] content) throws IOException {
         try (Walk walk = walk(name)) {
@@ -229,6 +230,9 @@ public final class Workspace implements Closeable {
                 if (channel instanceof FileChannel file) {
                     file.force(true);
                 }
+            }
+            if (existing.isEmpty()) {
+                syncDirectory(target.dir(), name);
             }
         } catch (FileSystemException e) {
             throw translate(name, e);
@@ -283,6 +287,19 @@ public final class Workspace implements Closeable {
                     // it was never created, or is already gone
                 }
             }
+        }
+        syncDirectory(dir, name);
+    }
+
+    /** Makes a rename or a new name in {@code dir} survive a power loss, not only the bytes. */
+    private static void syncDirectory(SecureDirectoryStream<Path> dir, String name) throws WorkspaceException {
+        try (SeekableByteChannel channel = dir.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
+            if (channel instanceof FileChannel directory) {
+                directory.force(true);
+            }
+        } catch (IOException e) {
+            throw new WorkspaceException(IO_ERROR, "wrote '" + name
+                    + "', but its directory could not be synced to disk, so the change may not survive a crash: " + e, e);
         }
     }
 
