@@ -19,6 +19,7 @@ INTEROP_DIRS := tests/interop/sdk-1.17.3 tests/interop/sdk-latest
 IMAGE ?= sandbox-mcp:local
 BASE_IMAGE ?=
 LOCAL_BASE_IMAGE := sandbox-mcp-base:local
+BASE_RECIPE = $(shell cat infra/image/build-base.sh infra/image/profile.sed | sha256sum | cut -c1-16)
 HOST_UID := $(shell id -u)
 HOST_GID := $(shell id -g)
 SANDBOX_UID ?= $(if $(filter 0,$(HOST_UID)),1000,$(HOST_UID))
@@ -78,9 +79,15 @@ base-image: ## build sandbox-mcp-base:local from Debian packages (no registry ne
 image: ## build sandbox-mcp:local into the local Docker daemon with Jib
 	@if [ "$(HOST_UID)" = 0 ] && [ "$(origin SANDBOX_UID)" = file ]; then \
 	  echo "make image: you are root; the container user will be $(SANDBOX_UID):$(SANDBOX_GID) (set SANDBOX_UID/SANDBOX_GID to change)"; fi
-	@if [ -z "$(BASE_IMAGE)" ] && ! docker image inspect $(LOCAL_BASE_IMAGE) >/dev/null 2>&1; then \
+	@if [ -z "$(BASE_IMAGE)" ] && [ "$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' \
+	    $(LOCAL_BASE_IMAGE) 2>/dev/null)" != "$(BASE_RECIPE)" ]; then \
+	  echo "make image: $(LOCAL_BASE_IMAGE) is missing or was built from another recipe; building it"; \
 	  $(MAKE) --no-print-directory base-image; fi
+	rm -rf app/target/aot-cache && mkdir -p app/target/aot-cache
 	$(MVN) -pl app -am package jib:dockerBuild -DskipTests -Dimage.name=$(IMAGE) \
+	  -Dimage.user=$(SANDBOX_UID):$(SANDBOX_GID) $(if $(BASE_IMAGE),-Dimage.base=$(BASE_IMAGE))
+	infra/image/train-aot.sh $(IMAGE) app/target/aot-cache
+	$(MVN) -pl app jib:dockerBuild -Dimage.name=$(IMAGE) \
 	  -Dimage.user=$(SANDBOX_UID):$(SANDBOX_GID) $(if $(BASE_IMAGE),-Dimage.base=$(BASE_IMAGE))
 
 up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace: ~/Development)
@@ -116,7 +123,7 @@ bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
 
 lint: ## shellcheck the scripts
-	shellcheck infra/image/build-base.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+	shellcheck infra/image/build-base.sh infra/image/train-aot.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

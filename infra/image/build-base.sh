@@ -11,6 +11,9 @@
 set -euo pipefail
 
 image=${1:-sandbox-mcp-base:local}
+here=$(cd "$(dirname "$0")" && pwd)
+# `make image` rebuilds the base when this recipe changes: the label names the recipe's digest.
+recipe=$(cat "$here/build-base.sh" "$here/profile.sed" | sha256sum | cut -c1-16)
 suite=${DEBIAN_SUITE:-bookworm}
 packages=bash,coreutils,findutils,grep,sed,gawk,diffutils,patch,less,procps,util-linux,psmisc,git,curl,ca-certificates,tini,make,xz-utils,unzip,zip,openssh-client,jq
 # Modules the server needs (jdeps on the shaded jar), plus elliptic-curve TLS for `verify` over HTTPS.
@@ -42,6 +45,8 @@ mmdebstrap --quiet --variant=apt --include="$packages" \
   --customize-hook='copy-in "'"$work"'/java" /opt' \
   --customize-hook='ln -sf /opt/java/bin/java "$1/usr/local/bin/java"' \
   --customize-hook='mkdir -p "$1/workspace" && chmod 0777 "$1/workspace"' \
+  --customize-hook='sed -i -f "'"$here"'/profile.sed" "$1/etc/profile"' \
+  --customize-hook='! grep -n "id -u" "$1/etc/profile"' \
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
   "$suite" "$work/rootfs.tar" "${mirror[@]}"
 
@@ -50,7 +55,10 @@ docker import \
   --change 'ENV PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENV JAVA_HOME=/opt/java' \
   --change 'ENV LANG=C.UTF-8' \
+  --change "LABEL dev.sandboxmcp.base-recipe=$recipe" \
   --message "sandbox-mcp base: Debian $suite + jlink Java 25" \
   "$work/rootfs.tar" "$image" >/dev/null
 docker run --rm --read-only --user 1000:1000 "$image" java -version 2>&1 | sed -n 1p
+docker run --rm --read-only --user 1000:1000 "$image" sh -lc 'command -v java >/dev/null && [ "$(id -u)" = 1000 ]' ||
+  die "the login shell of $image is broken (no java on PATH, or the patched /etc/profile fails)"
 echo "build-base: done: $image"

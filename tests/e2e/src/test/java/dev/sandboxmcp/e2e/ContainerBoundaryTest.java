@@ -64,6 +64,14 @@ class ContainerBoundaryTest {
     }
 
     @Test
+    void serverStartsFromTheImagesAotCache() throws Exception {
+        assertThat(sh("ls /app/aot")).contains("app.aot");
+        // A missing, stale or rejected cache is reported on stderr as [error][aot] or
+        // [warning][aot] lines, and the JVM then starts without it (three times slower).
+        assertThat(deployment.logs()).contains("Javalin started").doesNotContain("[aot]");
+    }
+
+    @Test
     void portIsPublishedOnHostLoopbackOnly() throws Exception {
         Commands.Result ports = Commands.run(List.of("docker", "port", deployment.container, "8000/tcp"), 30);
         assertThat(ports.output().strip().lines().toList()).containsExactly("127.0.0.1:" + deployment.port);
