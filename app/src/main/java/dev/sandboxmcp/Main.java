@@ -4,8 +4,9 @@ import dev.sandboxmcp.audit.AuditLog;
 import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.config.ConfigException;
 import dev.sandboxmcp.exec.CommandRunner;
-import dev.sandboxmcp.http.SandboxServer;
 import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.exec.LaunchGate;
+import dev.sandboxmcp.http.SandboxServer;
 import dev.sandboxmcp.tools.EditFileTool;
 import dev.sandboxmcp.tools.JobOutputTool;
 import dev.sandboxmcp.tools.ListJobsTool;
@@ -24,6 +25,7 @@ import java.io.PrintStream;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /** Reads the configuration from the environment, starts the server, and stops it on SIGTERM. */
 public final class Main {
@@ -84,14 +86,20 @@ public final class Main {
      */
     public static Running start(Config config, Map<String, String> environment, PrintStream auditOut)
             throws IOException {
-        ProcessHardening.disableDumpable();
-        ProcessHardening.scrubInitialEnvironment(Config.SECRET_VARIABLES);
+        // Scrub first: a non-dumpable process's /proc/self/mem belongs to root, and without
+        // capabilities (the container) the server itself could no longer open it. Then the
+        // non-dumpable flag, in the background; commands wait for it at the gate.
+        ProcessHardening.scrubInitialEnvironment(Config.SECRET_VARIABLES.stream().filter(System.getenv()::containsKey).toList());
+        CompletableFuture<Boolean> nonDumpable = new CompletableFuture<>();
+        Thread.ofPlatform().name("process-hardening").daemon()
+                .start(() -> nonDumpable.complete(ProcessHardening.disableDumpable()));
+        LaunchGate gate = new LaunchGate(nonDumpable);
         Workspace workspace = Workspace.open(config.workspace());
         Map<String, String> commandEnvironment = commandEnvironment(environment);
         CommandRunner runner = new CommandRunner(commandEnvironment, config.limits().outputCapBytes(),
-                config.limits().killGrace(), config.limits().maxConcurrentCommands());
+                config.limits().killGrace(), config.limits().maxConcurrentCommands(), gate);
         JobManager jobs = new JobManager(commandEnvironment, JOB_LOG_BYTES, config.limits().killGrace(),
-                config.limits().maxJobs(), config.limits().maxJobs() * 4);
+                config.limits().maxJobs(), config.limits().maxJobs() * 4, gate);
         ToolDispatcher tools = new ToolDispatcher(List.of(
                 new RunCommandTool(runner, workspace, config.limits()),
                 new ReadFileTool(workspace, config.limits()),

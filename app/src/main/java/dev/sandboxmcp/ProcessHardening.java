@@ -34,6 +34,9 @@ final class ProcessHardening {
 
     /** Overwrites the values of {@code names} in this process's initial environment block with NULs. */
     static boolean scrubInitialEnvironment(Collection<String> names) {
+        if (names.isEmpty()) {
+            return true;
+        }
         try {
             String stat = Files.readString(Path.of("/proc/self/stat"), StandardCharsets.ISO_8859_1);
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
@@ -50,7 +53,7 @@ final class ProcessHardening {
             }
             return true;
         } catch (IOException | RuntimeException e) {
-            LOG.warn("could not scrub the token from /proc/self/environ ({})", e.toString());
+            LOG.warn("could not scrub {} from /proc/self/environ ({})", names, e.toString());
             return false;
         }
     }

@@ -27,6 +27,7 @@ public final class CommandRunner implements AutoCloseable {
     private final Semaphore slots;
     private final int maxConcurrent;
     private final Set<ProcessTree> running = ConcurrentHashMap.newKeySet();
+    private final LaunchGate gate;
     private volatile boolean closed;
 
     /**
@@ -36,6 +37,13 @@ public final class CommandRunner implements AutoCloseable {
      * @param maxConcurrent how many commands may run at once; the next one is refused as busy
      */
     public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent) {
+        this(environment, outputCapBytes, killGrace, maxConcurrent, LaunchGate.OPEN);
+    }
+
+    /** As above; no command starts before {@code gate} opens. */
+    public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent,
+            LaunchGate gate) {
+        this.gate = gate;
         this.environment = Map.copyOf(environment);
         this.outputCapBytes = outputCapBytes;
         this.killGrace = killGrace;
@@ -73,6 +81,7 @@ public final class CommandRunner implements AutoCloseable {
 
     private CommandResult runAcquired(String command, Path workingDirectory, Duration timeout, byte[] stdin)
             throws IOException, InterruptedException {
+        gate.await();
         long started = System.nanoTime();
         SessionShell.Started shell = SessionShell.start(command, workingDirectory, environment, stdin != null, false);
         Process process = shell.process();

@@ -51,6 +51,9 @@ public final class StartJobTool extends DefinedTool {
             return ToolResponse.failure(command, "busy: " + e.getMessage());
         } catch (IOException e) {
             return ToolResponse.failure(command, "the job could not be started: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ToolResponse.failure(command, "the server is shutting down; the job was not started");
         }
     }
 }

@@ -64,11 +64,12 @@ class ContainerBoundaryTest {
     }
 
     @Test
-    void serverStartsFromTheImagesAotCache() throws Exception {
+    void serverStartsCleanlyFromTheImagesAotCache() throws Exception {
         assertThat(sh("ls /app/aot")).contains("app.aot");
         // A missing, stale or rejected cache is reported on stderr as [error][aot] or
         // [warning][aot] lines, and the JVM then starts without it (three times slower).
-        assertThat(deployment.logs()).contains("Javalin started").doesNotContain("[aot]");
+        // No warning either: a deployment that warns on every start teaches people to ignore it.
+        assertThat(deployment.logs()).contains("Javalin started").doesNotContain("[aot]").doesNotContain(" WARN ");
     }
 
     @Test
@@ -143,6 +144,17 @@ class ContainerBoundaryTest {
         String everything = sh("env; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' '\\n' < \"$f\"; done 2>/dev/null");
         assertThat(everything).contains("PATH=").doesNotContain(deployment.token);
         assertThat(sh("env")).doesNotContain("MCP_AUTH_TOKEN");
+    }
+
+    @Test
+    void serverProcessIsOutOfReachOfCommandsRunningAsTheSameUser() {
+        // Requests carry the plaintext token through the server's memory; the server is made
+        // non-dumpable, so a command (same uid, no capabilities) cannot open its /proc files.
+        String pid = sh("pgrep -x java").strip();
+        assertThat(pid).matches("[0-9]+");
+        String probe = sh("for f in environ mem maps; do (exec 3< /proc/" + pid + "/$f) 2>/dev/null && echo \"opened $f\"; done; "
+                + "stat -c %U /proc/" + pid + "/environ");
+        assertThat(probe).doesNotContain("opened").isEqualTo("root\n");
     }
 
     @Test
