@@ -67,7 +67,8 @@ public final class EditFileTool extends DefinedTool {
             throw new ToolInputException("expected_replacements must be at least 1");
         }
         try {
-            String before = TextDecoding.decode(workspace.readFile(path, maxBytes));
+            byte[] original = workspace.readFile(path, maxBytes);
+            String before = TextDecoding.decode(original);
             if (before == null) {
                 return ToolResponse.failure(path, TextDecoding.notUtf8(path));
             }
@@ -87,7 +88,7 @@ public final class EditFileTool extends DefinedTool {
                 return ToolResponse.failure(path, "the edited file would be " + bytes.length + " bytes, over the limit of "
                         + maxBytes + "; nothing was changed");
             }
-            workspace.writeFile(path, bytes);
+            workspace.replaceIfUnchanged(path, original, bytes);
             String diff = unifiedDiff(path, before, after);
             Map<String, Object> structured = new LinkedHashMap<>();
             structured.put("path", path);

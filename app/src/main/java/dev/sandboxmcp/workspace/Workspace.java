@@ -1,5 +1,6 @@
 package dev.sandboxmcp.workspace;
 
+import static dev.sandboxmcp.workspace.WorkspaceException.Reason.CHANGED;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.ESCAPES_WORKSPACE;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.INVALID_PATH;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.IO_ERROR;
@@ -37,6 +38,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HexFormat;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -200,6 +202,20 @@ public final class Workspace implements Closeable {
      * its permission bits.
      */
     public void writeFile(String name, byte[] content) throws IOException {
+        writeFile(name, content, null);
+    }
+
+    /**
+     * As {@link #writeFile(String, byte[])}, but only while the file still holds {@code expected}
+     * (what the caller read and changed): just before the rename its content is compared again,
+     * and a file that changed in between is left as it is, with {@link WorkspaceException.Reason#CHANGED}. A writer
+     * that slips into the microseconds between that check and the rename is not caught.
+     */
+    public void replaceIfUnchanged(String name, byte[] expected, byte[] content) throws IOException {
+        writeFile(name, content, expected);
+    }
+
+    private void writeFile(String name, byte[] content, byte[] expected) throws IOException {
         try (Walk walk = walk(name)) {
             Target target = walk.requireFinalName(name);
             Optional<BasicFileAttributes> existing = target.attributes();
@@ -209,7 +225,7 @@ public final class Workspace implements Closeable {
             Set<PosixFilePermission> mode = existing.isPresent()
                     ? permissions(target.dir(), target.name()).orElse(null)
                     : null;
-            replace(target, name, content, mode);
+            replace(target, name, content, mode, expected);
         } catch (FileSystemException e) {
             throw translate(name, e);
         }
@@ -257,7 +273,7 @@ public final class Workspace implements Closeable {
         root.close();
     }
 
-    private void replace(Target target, String name, byte[] content, Set<PosixFilePermission> mode)
+    private void replace(Target target, String name, byte[] content, Set<PosixFilePermission> mode, byte[] expected)
             throws IOException {
         SecureDirectoryStream<Path> dir = target.dir();
         Path temp = Path.of(".sandbox-mcp-" + HexFormat.of().toHexDigits(RANDOM.nextLong()) + ".tmp");
@@ -273,8 +289,14 @@ public final class Workspace implements Closeable {
             if (mode != null) {
                 dir.getFileAttributeView(temp, PosixFileAttributeView.class, NOFOLLOW).setPermissions(mode);
             }
+            if (expected != null && !holds(target, expected)) {
+                throw new WorkspaceException(CHANGED, "'" + name + "' changed while it was being edited (a command or "
+                        + "another call wrote it); nothing was written. Read it again and repeat the edit.");
+            }
             dir.move(temp, dir, Path.of(target.name()));
             renamed = true;
+        } catch (WorkspaceException e) {
+            throw e;
         } catch (IOException e) {
             String detail = e instanceof FileSystemException fse && fse.getReason() != null ? fse.getReason() : e.toString();
             throw new WorkspaceException(IO_ERROR,
@@ -289,6 +311,20 @@ public final class Workspace implements Closeable {
             }
         }
         syncDirectory(dir, name);
+    }
+
+    /** Whether the target is still a regular file with exactly {@code expected} as its content. */
+    private static boolean holds(Target target, byte[] expected) throws IOException {
+        Optional<BasicFileAttributes> now = target.attributes();
+        if (now.isEmpty() || !now.get().isRegularFile() || now.get().size() != expected.length) {
+            return false;
+        }
+        try (SeekableByteChannel channel = target.dir().newByteChannel(Path.of(target.name()),
+                Set.of(StandardOpenOption.READ, NOFOLLOW))) {
+            return Arrays.equals(readAtMost(channel, target.name(), expected.length), expected);
+        } catch (WorkspaceException grewPastExpected) {
+            return false;
+        }
     }
 
     /** Makes a rename or a new name in {@code dir} survive a power loss, not only the bytes. */

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.workspace;
 
+import static dev.sandboxmcp.workspace.WorkspaceException.Reason.CHANGED;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.ESCAPES_WORKSPACE;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.INVALID_PATH;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.IS_DIRECTORY;
@@ -168,6 +169,35 @@ class WorkspaceTest {
         workspace.writeFile("todo", "- test".getBytes(UTF_8));
         assertThat(root.resolve("src/TODO.md")).hasContent("- test");
         assertThat(Files.isSymbolicLink(root.resolve("todo"))).isTrue();
+    }
+
+    @Test
+    void replaceIfUnchangedWritesOverWhatWasRead() throws IOException {
+        Files.writeString(root.resolve("notes.md"), "v1");
+        byte[] read = workspace.readFile("notes.md", 1024);
+
+        workspace.replaceIfUnchanged("notes.md", read, "v2".getBytes(UTF_8));
+
+        assertThat(root.resolve("notes.md")).hasContent("v2");
+    }
+
+    @Test
+    void replaceIfUnchangedLeavesAFileThatChangedSinceItWasRead() throws IOException {
+        Path notes = Files.writeString(root.resolve("notes.md"), "v1");
+        byte[] read = workspace.readFile("notes.md", 1024);
+        Files.writeString(notes, "v1, and a line a command appended meanwhile");
+
+        assertThat(reasonOf(() -> workspace.replaceIfUnchanged("notes.md", read, "v2".getBytes(UTF_8)))).isEqualTo(CHANGED);
+        assertThat(notes).hasContent("v1, and a line a command appended meanwhile");
+        Files.delete(notes);
+        assertThat(reasonOf(() -> workspace.replaceIfUnchanged("notes.md", read, "v2".getBytes(UTF_8)))).isEqualTo(CHANGED);
+        assertThat(notes).doesNotExist();
+        Files.writeString(notes, "v0"); // same size, other bytes
+        assertThat(reasonOf(() -> workspace.replaceIfUnchanged("notes.md", read, "v2".getBytes(UTF_8)))).isEqualTo(CHANGED);
+        assertThat(notes).hasContent("v0");
+        try (Stream<Path> files = Files.list(root)) {
+            assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains(".tmp"));
+        }
     }
 
     @Test
