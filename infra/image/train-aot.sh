@@ -63,7 +63,10 @@ cleanup() {
 trap cleanup EXIT
 
 echo "train-aot.sh: training run of $image (server + verify, inside the image, no network)"
-if ! docker run --name "$name" --network none -e MCP_AUTH_TOKEN="$token" --entrypoint /bin/sh "$image" -c "$script" sh "${training[@]}" >"$log" 2>&1; then
+# compose.yaml's memory limit, so the heap (a share of it) is sized as it will be at run time:
+# on a big host an unbounded training heap would turn compressed oops off, and a cache made
+# that way is refused by the JVM that runs with a small heap.
+if ! docker run --name "$name" --network none --memory 1g -e MCP_AUTH_TOKEN="$token" --entrypoint /bin/sh "$image" -c "$script" sh "${training[@]}" >"$log" 2>&1; then
   echo "train-aot.sh: the training run failed; its output:" >&2
   tail -n 80 "$log" >&2
   exit 1
