@@ -91,8 +91,13 @@ public final class Main {
         // non-dumpable flag, in the background; commands wait for it at the gate.
         ProcessHardening.scrubInitialEnvironment(Config.SECRET_VARIABLES.stream().filter(System.getenv()::containsKey).toList());
         CompletableFuture<Boolean> nonDumpable = new CompletableFuture<>();
-        Thread.ofPlatform().name("process-hardening").daemon()
-                .start(() -> nonDumpable.complete(ProcessHardening.disableDumpable()));
+        Thread.ofPlatform().name("process-hardening").daemon().start(() -> {
+            try {
+                nonDumpable.complete(ProcessHardening.disableDumpable());
+            } finally {
+                nonDumpable.complete(false); // whatever happened, the gate must not stay shut
+            }
+        });
         LaunchGate gate = new LaunchGate(nonDumpable);
         Workspace workspace = Workspace.open(config.workspace());
         Map<String, String> commandEnvironment = commandEnvironment(environment);
