@@ -119,6 +119,48 @@ class ServerProcessTest {
     }
 
     @Test
+    void burstOfLargestMessagesIsAnsweredWithoutExhaustingTheHeap() throws Exception {
+        // 40 messages just under the 8 MiB limit at once would need well over a GiB of heap
+        // while parsed and validated; the body budget lets a few through at a time.
+        List<String> jvm = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), jvm)) {
+            String prefix = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"write_file\","
+                    + "\"arguments\":{\"path\":\"big.txt\",\"content\":\"";
+            String suffix = "\"}}}";
+            byte[] body = (prefix + "x".repeat(8 * 1024 * 1024 - prefix.length() - suffix.length()) + suffix)
+                    .getBytes(StandardCharsets.UTF_8);
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port + "/mcp-sandbox/mcp"))
+                    .header("Authorization", "Bearer " + TOKEN)
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+            List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                calls.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
+            }
+            int refusedAsTooLargeContent = 0;
+            int busy = 0;
+            for (CompletableFuture<HttpResponse<String>> call : calls) {
+                HttpResponse<String> response = call.get(120, TimeUnit.SECONDS);
+                if (response.statusCode() == 503) {
+                    assertThat(response.body()).contains("busy").contains("\"jsonrpc\":\"2.0\"");
+                    busy++;
+                } else {
+                    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                    assertThat(response.body()).contains("\"isError\":true").contains("over the limit");
+                    refusedAsTooLargeContent++;
+                }
+            }
+            System.out.printf("40 messages of 8 MiB at once: %d answered by the tool, %d refused as busy%n",
+                    refusedAsTooLargeContent, busy);
+            assertThat(refusedAsTooLargeContent).isPositive();
+            assertThat(server.process.isAlive()).as(server.output()).isTrue();
+            assertThat(server.health()).isEqualTo(200);
+            assertThat(server.output()).doesNotContain("OutOfMemoryError");
+        }
+    }
+
+    @Test
     void hundredMegabytesOfOutputFitInASmallHeap() throws Exception {
         try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of("-Xmx48m"))) {
             String response = server.runCommand("head -c 100000000 /dev/zero | tr '\\\\0' x; echo done >&2");

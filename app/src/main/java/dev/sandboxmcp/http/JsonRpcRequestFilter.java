@@ -32,9 +32,11 @@ final class JsonRpcRequestFilter implements Filter {
     private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
 
     private final int maxBytes;
+    private final RequestBodyBudget budget;
 
-    JsonRpcRequestFilter(int maxBytes) {
+    JsonRpcRequestFilter(int maxBytes, RequestBodyBudget budget) {
         this.maxBytes = maxBytes;
+        this.budget = budget;
     }
 
     @Override
@@ -45,11 +47,39 @@ final class JsonRpcRequestFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
+        long declared = request.getContentLengthLong();
+        if (declared > maxBytes) {
+            tooLarge(response);
+            return;
+        }
+        int reserved;
+        try {
+            reserved = budget.reserve(declared >= 0 ? declared : maxBytes);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            reserved = -1;
+        }
+        if (reserved < 0) {
+            // Read the body to its end (into nothing) first: a client still sending it would
+            // otherwise see the connection reset instead of this answer.
+            discard(request.getInputStream(), maxBytes + 1L);
+            response.setHeader("Retry-After", "5");
+            JsonRpcErrors.write(response, HttpServletResponse.SC_SERVICE_UNAVAILABLE, null, JsonRpcErrors.INTERNAL_ERROR,
+                    "the server is busy with other large messages; retry in a few seconds");
+            return;
+        }
+        try {
+            filterWithin(request, response, chain);
+        } finally {
+            budget.release(reserved);
+        }
+    }
+
+    private void filterWithin(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         byte[] body = readBounded(request.getInputStream());
         if (body == null) {
-            response.setStatus(HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
-            response.setContentType("text/plain;charset=utf-8");
-            response.getWriter().write("request body larger than " + maxBytes + " bytes\n");
+            tooLarge(response);
             return;
         }
         Map<String, Object> message;
@@ -71,7 +101,22 @@ final class JsonRpcRequestFilter implements Filter {
             JsonRpcErrors.write(response, 400, id, code, problem);
             return;
         }
-        chain.doFilter(new CachedBodyRequest(request, body), res);
+        chain.doFilter(new CachedBodyRequest(request, body), response);
+    }
+
+    private static void discard(InputStream in, long limit) throws IOException {
+        byte[] buffer = new byte[16384];
+        long left = limit;
+        int n;
+        while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0) {
+            left -= n;
+        }
+    }
+
+    private void tooLarge(HttpServletResponse response) throws IOException {
+        response.setStatus(HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
+        response.setContentType("text/plain;charset=utf-8");
+        response.getWriter().write("request body larger than " + maxBytes + " bytes\n");
     }
 
     /** What is wrong with the envelope, or null when the SDK can take it. */

@@ -13,6 +13,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.Servlet;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Set;
@@ -88,6 +89,7 @@ public final class SandboxServer implements AutoCloseable {
 
         Set<String> healthPaths = new HashSet<>(Set.of("/healthz", config.path("/healthz")));
         ExemptPaths exempt = new ExemptPaths(healthPaths);
+        RequestBodyBudget bodies = RequestBodyBudget.forHeap(Duration.ofSeconds(20));
         Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.concurrency.useVirtualThreads = true;
@@ -101,7 +103,7 @@ public final class SandboxServer implements AutoCloseable {
                 addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));
                 for (String messagePath : new String[] {config.path("/mcp"), config.path("/message")}) {
                     addFilter(handler, new ErrorBodyFilter(), messagePath);
-                    addFilter(handler, new JsonRpcRequestFilter(config.limits().maxRequestBytes()), messagePath);
+                    addFilter(handler, new JsonRpcRequestFilter(config.limits().maxRequestBytes(), bodies), messagePath);
                 }
                 addServlet(handler, streamableTransport, config.path("/mcp"));
                 addServlet(handler, sseTransport, config.path("/sse"), config.path("/message"));
