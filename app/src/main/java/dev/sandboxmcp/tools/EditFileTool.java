@@ -1,7 +1,5 @@
 package dev.sandboxmcp.tools;
 
-import com.github.difflib.DiffUtils;
-import com.github.difflib.UnifiedDiffUtils;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
@@ -36,10 +34,13 @@ public final class EditFileTool extends DefinedTool {
                 "path": {"type": "string"},
                 "replacements": {"type": "integer"},
                 "diff": {"type": "string", "description": "Unified diff of the change."},
+                "diff_truncated": {"type": "boolean", "description": "The diff was cut (at 128 KiB); the edit itself is complete."},
                 "bytes": {"type": "integer", "description": "Size of the file after the edit."}
               },
-              "required": ["path", "replacements", "diff", "bytes"]
+              "required": ["path", "replacements", "diff", "diff_truncated", "bytes"]
             }""";
+
+    private static final int MAX_DIFF_CHARS = 128 * 1024;
 
     private final Workspace workspace;
     private final int maxBytes;
@@ -89,14 +90,15 @@ public final class EditFileTool extends DefinedTool {
                         + maxBytes + "; nothing was changed");
             }
             workspace.replaceIfUnchanged(path, original, bytes);
-            String diff = unifiedDiff(path, before, after);
+            EditDiff diff = EditDiff.of(path, before, after, MAX_DIFF_CHARS);
             Map<String, Object> structured = new LinkedHashMap<>();
             structured.put("path", path);
             structured.put("replacements", matches);
-            structured.put("diff", diff);
+            structured.put("diff", diff.text());
+            structured.put("diff_truncated", diff.truncated());
             structured.put("bytes", bytes.length);
             return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in " + path
-                    + "\n" + diff, structured, path, (long) bytes.length);
+                    + "\n" + diff.text(), structured, path, (long) bytes.length);
         } catch (WorkspaceException e) {
             return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
@@ -110,13 +112,5 @@ public final class EditFileTool extends DefinedTool {
             count++;
         }
         return count;
-    }
-
-    static String unifiedDiff(String path, String before, String after) {
-        List<String> original = before.lines().toList();
-        List<String> revised = after.lines().toList();
-        List<String> diff = UnifiedDiffUtils.generateUnifiedDiff("a/" + path, "b/" + path, original,
-                DiffUtils.diff(original, revised), 3);
-        return diff.isEmpty() ? "" : String.join("\n", diff) + "\n";
     }
 }
