@@ -83,11 +83,17 @@ public final class EditFileTool extends DefinedTool {
                         + expected + "; nothing was changed. Add context to make it unique, or set expected_replacements="
                         + matches + " to replace all.");
             }
+            // Sized before it is built: many matches times a long new_text would otherwise ask
+            // for gigabytes and take the server down.
+            long growth = (long) matches * (newText.getBytes(StandardCharsets.UTF_8).length
+                    - oldText.getBytes(StandardCharsets.UTF_8).length);
+            if (original.length + growth > maxBytes) {
+                return tooLarge(path, original.length + growth);
+            }
             String after = before.replace(oldText, newText);
             byte[] bytes = after.getBytes(StandardCharsets.UTF_8);
             if (bytes.length > maxBytes) {
-                return ToolResponse.failure(path, "the edited file would be " + bytes.length + " bytes, over the limit of "
-                        + maxBytes + "; nothing was changed");
+                return tooLarge(path, bytes.length);
             }
             workspace.replaceIfUnchanged(path, original, bytes);
             EditDiff diff = EditDiff.of(path, before, after, MAX_DIFF_CHARS);
@@ -104,6 +110,11 @@ public final class EditFileTool extends DefinedTool {
         } catch (IOException e) {
             return ToolResponse.failure(path, "could not edit '" + path + "': " + e.getMessage());
         }
+    }
+
+    private ToolResponse tooLarge(String path, long bytes) {
+        return ToolResponse.failure(path, "the edited file would be " + bytes + " bytes, over the limit of " + maxBytes
+                + "; nothing was changed");
     }
 
     static int count(String text, String needle) {

@@ -121,6 +121,18 @@ class FileToolsTest {
     }
 
     @Test
+    void editThatWouldGrowPastTheLimitIsRefusedBeforeItIsBuilt() throws Exception {
+        // A million matches times a 1,000-character new_text: a gigabyte the server must never
+        // try to allocate (it did, and died of OutOfMemoryError).
+        Path file = Files.writeString(root.resolve("aaa.txt"), "a".repeat(1_048_476));
+        ToolResponse bomb = call(edit, Map.of("path", "aaa.txt", "old_text", "a", "new_text", "b".repeat(1_000),
+                "expected_replacements", 1_048_476));
+        assertThat(bomb.error()).isTrue();
+        assertThat(bomb.text()).contains("would be 1048476000 bytes, over the limit of 1048576").contains("nothing was changed");
+        assertThat(Files.size(file)).isEqualTo(1_048_476);
+    }
+
+    @Test
     void editChangesNothingUnlessTheMatchCountIsTheExpectedOne() throws Exception {
         Path file = root.resolve("twice.txt");
         Files.writeString(file, "a b a");
