@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /** Typed access to a call's arguments, with errors that name the argument and what it must be. */
@@ -23,6 +24,9 @@ public final class ToolArguments {
     }
 
     /** A shell command line: not blank, and without NUL bytes, which no shell can take. */
+    /** MAX_ARG_STRLEN: the kernel's limit on one exec argument, its terminating NUL included. */
+    static final int MAX_COMMAND_BYTES = 128 * 1024;
+
     public String requiredCommand(String name) throws ToolInputException {
         String command = requiredString(name);
         if (command.isBlank()) {
@@ -30,6 +34,11 @@ public final class ToolArguments {
         }
         if (command.indexOf('\0') >= 0) {
             throw new ToolInputException("argument '" + name + "' contains a NUL byte, which a shell cannot take");
+        }
+        int bytes = command.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes >= MAX_COMMAND_BYTES) {
+            throw new ToolInputException("argument '" + name + "' is " + bytes + " bytes; Linux takes at most "
+                    + (MAX_COMMAND_BYTES - 1) + " in one argument. Write the script with write_file and run it with sh");
         }
         return command;
     }

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
@@ -193,6 +194,22 @@ class FileToolsTest {
         ToolResponse exact = call(list, Map.of());
         assertThat(exact.structured()).containsEntry("truncated", false);
         assertThat((List<?>) exact.structured().get("entries")).hasSize(ListDirectoryTool.MAX_ENTRIES);
+    }
+
+    @Test
+    void commandLengthLimitIsTheKernelsAndHoldsAtItsEdge() throws Exception {
+        var runner = new dev.sandboxmcp.exec.CommandRunner(Map.of("PATH", "/usr/bin:/bin"), 1024 * 1024,
+                java.time.Duration.ofSeconds(1), 2);
+        try {
+            RunCommandTool run = new RunCommandTool(runner, workspace, Limits.defaults());
+            String longest = "echo ok #" + "x".repeat(ToolArguments.MAX_COMMAND_BYTES - 1 - "echo ok #".length());
+            ToolResponse exact = call(run, Map.of("command", longest));
+            assertThat(exact.structured()).containsEntry("exit_code", 0).containsEntry("stdout", "ok\n");
+            assertThatThrownBy(() -> call(run, Map.of("command", longest + "x"))).isInstanceOf(ToolInputException.class)
+                    .hasMessageContaining("131072 bytes").hasMessageContaining("write_file");
+        } finally {
+            runner.close();
+        }
     }
 
     @Test
