@@ -58,6 +58,25 @@ class FaultsTest {
     }
 
     @Test
+    void commandThatKillsEveryProcessOfItsUserDownsTheServerOnlyUntilDockerRestartsIt() throws Exception {
+        // Commands run as the server's user, so `kill -9 -1` reaches the server too; the init
+        // then exits and the compose restart policy brings the container back.
+        try (ComposeDeployment deployment = ComposeDeployment.start("killall");
+                McpSyncClient client = Mcp.streamable(ORIGIN_HOST + deployment.port, ComposeDeployment.BASE, deployment.token)) {
+            assertThat(Mcp.stdout(client, "echo before")).isEqualTo("before\n");
+            try {
+                Mcp.run(client, "kill -9 -1", 10);
+            } catch (RuntimeException expected) {
+                // the call dies with the server
+            }
+            deployment.awaitHealthy(java.time.Duration.ofSeconds(60));
+            assertThat(Mcp.stdout(client, "echo after")).isEqualTo("after\n");
+            Commands.Result restarts = Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", deployment.container), 30);
+            assertThat(Integer.parseInt(restarts.output().strip())).isPositive();
+        }
+    }
+
+    @Test
     void containerKilledDuringWritesLeavesOneWholeVersion() throws Exception {
         try (ComposeDeployment deployment = ComposeDeployment.start("kill")) {
             String origin = ORIGIN_HOST + deployment.port;
