@@ -19,6 +19,18 @@ import java.util.function.Supplier;
 final class LoadRun {
 
     record Stats(int clients, long calls, double p50Millis, double p99Millis, double callsPerSecond, long refused, long failed) {
+
+        /** From the latencies (nanoseconds) of the successful calls in the measured window. */
+        static Stats of(int clients, List<Long> latencies, Duration measure, long refused, long failed) {
+            List<Long> sorted = new ArrayList<>(latencies);
+            Collections.sort(sorted);
+            if (sorted.isEmpty()) {
+                return new Stats(clients, 0, Double.NaN, Double.NaN, 0, refused, failed);
+            }
+            return new Stats(clients, sorted.size(), sorted.get(sorted.size() / 2) / 1e6,
+                    sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * 0.99))) / 1e6,
+                    sorted.size() / (measure.toNanos() / 1e9), refused, failed);
+        }
     }
 
     private LoadRun() {
@@ -72,13 +84,6 @@ final class LoadRun {
                 future.get(warmup.toSeconds() + measure.toSeconds() + 120, TimeUnit.SECONDS);
             }
         }
-        List<Long> sorted = new ArrayList<>(latencies);
-        Collections.sort(sorted);
-        if (sorted.isEmpty()) {
-            return new Stats(clients, 0, Double.NaN, Double.NaN, 0, refused.get(), failed.get());
-        }
-        return new Stats(clients, sorted.size(), sorted.get(sorted.size() / 2) / 1e6,
-                sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * 0.99))) / 1e6,
-                sorted.size() / (measure.toNanos() / 1e9), refused.get(), failed.get());
+        return Stats.of(clients, latencies, measure, refused.get(), failed.get());
     }
 }

@@ -71,14 +71,7 @@ final class RawRoundTrips {
                 future.get(warmup.toSeconds() + measure.toSeconds() + 120, TimeUnit.SECONDS);
             }
         }
-        List<Long> sorted = new ArrayList<>(latencies);
-        Collections.sort(sorted);
-        if (sorted.isEmpty()) {
-            return new LoadRun.Stats(clients, 0, Double.NaN, Double.NaN, 0, refused.get(), failed.get());
-        }
-        return new LoadRun.Stats(clients, sorted.size(), sorted.get(sorted.size() / 2) / 1e6,
-                sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * 0.99))) / 1e6,
-                sorted.size() / (measure.toNanos() / 1e9), refused.get(), failed.get());
+        return LoadRun.Stats.of(clients, latencies, measure, refused.get(), failed.get());
     }
 
     /** The MCP handshake; returns the session id the server assigned. */
