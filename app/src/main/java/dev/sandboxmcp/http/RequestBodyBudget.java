@@ -41,8 +41,4 @@ final class RequestBodyBudget {
     void release(int reserved) {
         bytes.release(reserved);
     }
-
-    int capacity() {
-        return capacity;
-    }
 }

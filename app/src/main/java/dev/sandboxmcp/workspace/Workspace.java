@@ -36,9 +36,9 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HexFormat;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -208,8 +208,9 @@ public final class Workspace implements Closeable {
     /**
      * As {@link #writeFile(String, byte[])}, but only while the file still holds {@code expected}
      * (what the caller read and changed): just before the rename its content is compared again,
-     * and a file that changed in between is left as it is, with {@link WorkspaceException.Reason#CHANGED}. A writer
-     * that slips into the microseconds between that check and the rename is not caught.
+     * and a file that changed in between is left as it is, with
+     * {@link WorkspaceException.Reason#CHANGED}. A writer that slips into the microseconds between
+     * that check and the rename is not caught.
      */
     public void replaceIfUnchanged(String name, byte[] expected, byte[] content) throws IOException {
         writeFile(name, content, expected);
