@@ -4,9 +4,7 @@ import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /** {@code edit_file}: exact-text replacement in a file, written atomically, with a unified diff. */
@@ -83,15 +81,22 @@ public final class EditFileTool extends DefinedTool {
                         + expected + "; nothing was changed. Add context to make it unique, or set expected_replacements="
                         + matches + " to replace all.");
             }
+            byte[] oldBytes = TextDecoding.encode(oldText);
+            byte[] newBytes = TextDecoding.encode(newText);
+            if (oldBytes == null || newBytes == null) {
+                return notUnicode(path);
+            }
             // Sized before it is built: many matches times a long new_text would otherwise ask
             // for gigabytes and take the server down.
-            long growth = (long) matches * (newText.getBytes(StandardCharsets.UTF_8).length
-                    - oldText.getBytes(StandardCharsets.UTF_8).length);
+            long growth = (long) matches * (newBytes.length - oldBytes.length);
             if (original.length + growth > maxBytes) {
                 return tooLarge(path, original.length + growth);
             }
             String after = before.replace(oldText, newText);
-            byte[] bytes = after.getBytes(StandardCharsets.UTF_8);
+            byte[] bytes = TextDecoding.encode(after);
+            if (bytes == null) {
+                return notUnicode(path);
+            }
             if (bytes.length > maxBytes) {
                 return tooLarge(path, bytes.length);
             }
@@ -110,6 +115,11 @@ public final class EditFileTool extends DefinedTool {
         } catch (IOException e) {
             return ToolResponse.failure(path, "could not edit '" + path + "': " + e.getMessage());
         }
+    }
+
+    private static ToolResponse notUnicode(String path) {
+        return ToolResponse.failure(path, "old_text, new_text or the edited file is not valid Unicode text (an unpaired "
+                + "surrogate escape?); nothing was changed");
     }
 
     private ToolResponse tooLarge(String path, long bytes) {

@@ -1,12 +1,13 @@
 package dev.sandboxmcp.tools;
 
 import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
-/** Strict UTF-8 for files: invalid bytes are an error, never silently replaced. */
+/** Strict UTF-8 for files: invalid bytes or text are an error, never silently replaced. */
 final class TextDecoding {
 
     private TextDecoding() {
@@ -22,6 +23,21 @@ final class TextDecoding {
     static String decode(byte[] bytes) {
         try {
             return strictDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    /** The UTF-8 bytes, or null when the text is not valid Unicode (an unpaired surrogate). */
+    static byte[] encode(String text) {
+        try {
+            ByteBuffer encoded = StandardCharsets.UTF_8.newEncoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .encode(CharBuffer.wrap(text));
+            byte[] bytes = new byte[encoded.remaining()];
+            encoded.get(bytes);
+            return bytes;
         } catch (CharacterCodingException e) {
             return null;
         }

@@ -4,11 +4,6 @@ import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -58,15 +53,8 @@ public final class WriteFileTool extends DefinedTool {
         String path = arguments.requiredString("path");
         String content = arguments.requiredString("content");
         boolean append = arguments.optionalBoolean("append", false);
-        byte[] bytes;
-        try {
-            ByteBuffer encoded = StandardCharsets.UTF_8.newEncoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .encode(CharBuffer.wrap(content));
-            bytes = new byte[encoded.remaining()];
-            encoded.get(bytes);
-        } catch (CharacterCodingException e) {
+        byte[] bytes = TextDecoding.encode(content);
+        if (bytes == null) {
             return ToolResponse.failure(path, "content is not valid Unicode text (an unpaired surrogate escape?); nothing was written");
         }
         if (bytes.length > maxBytes) {

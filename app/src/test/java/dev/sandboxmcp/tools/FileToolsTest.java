@@ -134,6 +134,18 @@ class FileToolsTest {
     }
 
     @Test
+    void editWithAnUnpairedSurrogateIsRefusedNotWrittenAsQuestionMarks() throws Exception {
+        Path file = Files.writeString(root.resolve("u.txt"), "emoji: X");
+        ToolResponse lone = call(edit, Map.of("path", "u.txt", "old_text", "X", "new_text", "\uD83D"));
+        assertThat(lone.error()).isTrue();
+        assertThat(lone.text()).contains("not valid Unicode").contains("nothing was changed");
+        assertThat(file).hasContent("emoji: X");
+        ToolResponse pair = call(edit, Map.of("path", "u.txt", "old_text", "X", "new_text", "\uD83D\uDE00"));
+        assertThat(pair.error()).isFalse();
+        assertThat(file).hasContent("emoji: \uD83D\uDE00");
+    }
+
+    @Test
     void editChangesNothingUnlessTheMatchCountIsTheExpectedOne() throws Exception {
         Path file = root.resolve("twice.txt");
         Files.writeString(file, "a b a");
