@@ -5,15 +5,21 @@
 #   - a Java 25 runtime made with jlink from the build JDK, at /opt/java;
 #   - imported into the local Docker daemon with `docker import`.
 # Usage: infra/image/build-base.sh [IMAGE]   (default: sandbox-mcp-base:local)
+#        infra/image/build-base.sh --recipe  (prints the digest of this recipe)
 # DEBIAN_MIRROR: a Debian mirror URL, for machines whose own apt sources are not Debian's
 # (for instance an Ubuntu CI runner); by default the machine's own sources are used.
 # Needs root (or fakeroot-capable mmdebstrap modes), mmdebstrap, docker and JAVA_HOME (JDK 25).
 set -euo pipefail
 
-image=${1:-sandbox-mcp-base:local}
 here=$(cd "$(dirname "$0")" && pwd)
-# `make image` rebuilds the base when this recipe changes: the label names the recipe's digest.
+# `make image` rebuilds the base when this recipe changes: the label names the recipe's digest,
+# which `build-base.sh --recipe` prints.
 recipe=$(cat "$here/build-base.sh" "$here/profile.sed" | sha256sum | cut -c1-16)
+if [[ "${1:-}" == --recipe ]]; then
+  echo "$recipe"
+  exit 0
+fi
+image=${1:-sandbox-mcp-base:local}
 suite=${DEBIAN_SUITE:-bookworm}
 packages=bash,coreutils,findutils,grep,sed,gawk,diffutils,patch,less,procps,util-linux,psmisc,git,curl,ca-certificates,tini,make,xz-utils,unzip,zip,openssh-client,jq
 # Modules the server needs (jdeps on the shaded jar), plus elliptic-curve TLS for `verify` over HTTPS.
