@@ -123,7 +123,7 @@ bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
 
 lint: ## shellcheck the scripts
-	shellcheck infra/image/build-base.sh infra/image/train-aot.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+	shellcheck infra/image/build-base.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

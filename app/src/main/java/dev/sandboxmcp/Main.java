@@ -6,6 +6,7 @@ import dev.sandboxmcp.config.ConfigException;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.exec.LaunchGate;
+import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.http.SandboxServer;
 import dev.sandboxmcp.tools.EditFileTool;
 import dev.sandboxmcp.tools.JobOutputTool;
@@ -22,6 +23,9 @@ import dev.sandboxmcp.verify.VerifyCommand;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +36,9 @@ public final class Main {
 
     /** Output kept per background job: the most recent bytes. */
     static final int JOB_LOG_BYTES = 1024 * 1024;
+    /** How long /healthz waits for its checks, and how long one round's answer is reused. */
+    static final Duration HEALTH_DEADLINE = Duration.ofSeconds(3);
+    static final Duration HEALTH_REUSE = Duration.ofSeconds(5);
 
     private Main() {
     }
@@ -115,8 +122,17 @@ public final class Main {
                 new JobOutputTool(jobs),
                 new StopJobTool(jobs),
                 new ListJobsTool(jobs)), new AuditLog(auditOut));
-        SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(config.limits()), version());
+        SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(config.limits()), version(),
+                health(workspace, runner));
         return new Running(server, runner, jobs, workspace);
+    }
+
+    /** What /healthz checks: the workspace answers a lookup, and a command can be started. */
+    private static HealthProbe health(Workspace workspace, CommandRunner runner) {
+        return new HealthProbe(List.of(
+                new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
+                new HealthProbe.Check("commands", () -> runner.probe(workspace.root(), HEALTH_DEADLINE))),
+                HEALTH_DEADLINE, HEALTH_REUSE);
     }
 
     static Map<String, String> commandEnvironment(Map<String, String> environment) {

@@ -168,6 +168,27 @@ public final class CommandRunner implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts {@code true} the way every command starts (past the launch gate, a login shell in a
+     * session of its own) and waits for it, for the health probe: it fails when no process can
+     * be started (the pids limit taken) or the shell does not come back. It takes no slot, so a
+     * server busy with commands is still healthy.
+     */
+    public void probe(Path workingDirectory, Duration deadline) throws IOException, InterruptedException {
+        gate.await();
+        SessionShell.Started shell = SessionShell.start("true", workingDirectory, environment, false, false);
+        try {
+            if (!shell.process().waitFor(deadline.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new IOException("a trivial command did not finish within " + deadline.toMillis() + " ms");
+            }
+            if (shell.process().exitValue() != 0) {
+                throw new IOException("a trivial command exited with " + shell.process().exitValue());
+            }
+        } finally {
+            shell.tree().terminate(Duration.ZERO);
+        }
+    }
+
     /** Number of commands running now. */
     public int runningCount() {
         return running.size();

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.http;
 
 import dev.sandboxmcp.config.Config;
+import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.tools.ToolDispatcher;
 import io.javalin.Javalin;
 import io.modelcontextprotocol.json.McpJsonDefaults;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *       client keeps working across a server restart without re-initializing.</li>
  *   <li>{@code <base>/sse} and {@code <base>/message}: the legacy HTTP+SSE transport; its
  *       endpoint event names {@code <base>/message?sessionId=...} with the prefix kept.</li>
- *   <li>{@code /healthz} and {@code <base>/healthz}: 200 without a token.</li>
+ *   <li>{@code /healthz} and {@code <base>/healthz}: without a token, 200 when the parts a tool
+ *       call needs work ({@link HealthProbe}), else 503 naming the failed checks.</li>
  * </ul>
  */
 public final class SandboxServer implements AutoCloseable {
@@ -50,7 +52,8 @@ public final class SandboxServer implements AutoCloseable {
         this.sse = sse;
     }
 
-    public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version) {
+    public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version,
+            HealthProbe health) {
         var json = McpJsonDefaults.getMapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
 
@@ -96,7 +99,12 @@ public final class SandboxServer implements AutoCloseable {
             cfg.jetty.host = config.host();
             cfg.jetty.port = config.port();
             for (String path : healthPaths) {
-                cfg.routes.get(path, ctx -> ctx.contentType("application/json").result("{\"status\":\"ok\"}"));
+                cfg.routes.get(path, ctx -> {
+                    HealthProbe.Report report = health.report();
+                    ctx.status(report.healthy() ? 200 : 503).contentType("application/json").result(report.healthy()
+                            ? "{\"status\":\"ok\"}"
+                            : "{\"status\":\"failing\",\"failed\":" + json.writeValueAsString(report.failed()) + "}");
+                });
             }
             cfg.jetty.modifyServletContextHandler(handler -> {
                 addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));

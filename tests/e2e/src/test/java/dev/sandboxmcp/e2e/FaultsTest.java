@@ -77,6 +77,28 @@ class FaultsTest {
     }
 
     @Test
+    void frozenServerIsRestartedByItsHealthCheckWithinAMinute() throws Exception {
+        // Docker's restart policy ignores "unhealthy"; the image's health check must do it.
+        try (ComposeDeployment deployment = ComposeDeployment.start("frozen");
+                McpSyncClient client = Mcp.streamable(ORIGIN_HOST + deployment.port, ComposeDeployment.BASE, deployment.token)) {
+            assertThat(Mcp.stdout(client, "echo before")).isEqualTo("before\n");
+            Commands.Result stop = Commands.run(List.of("docker", "exec", deployment.container,
+                    "pkill", "-STOP", "-f", "dev.sandboxmcp.Main"), 30);
+            assertThat(stop.exitCode()).as(stop.output()).isZero();
+            long frozen = System.nanoTime();
+            assertThat(deployment.health()).as("a stopped server does not answer").isNotEqualTo(200);
+
+            deployment.awaitHealthy(java.time.Duration.ofSeconds(60));
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - frozen);
+            System.out.println("frozen server answering again after " + seconds + " s");
+            assertThat(Mcp.stdout(client, "echo after")).isEqualTo("after\n");
+            Commands.Result restarts = Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", deployment.container), 30);
+            assertThat(Integer.parseInt(restarts.output().strip())).isPositive();
+            assertThat(deployment.logs()).contains("failed probes in a row");
+        }
+    }
+
+    @Test
     void containerKilledDuringWritesLeavesOneWholeVersion() throws Exception {
         try (ComposeDeployment deployment = ComposeDeployment.start("kill")) {
             String origin = ORIGIN_HOST + deployment.port;

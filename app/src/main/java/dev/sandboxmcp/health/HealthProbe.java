@@ -1,0 +1,134 @@
+package dev.sandboxmcp.health;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What {@code /healthz} answers: whether the parts a tool call needs still work, not only that
+ * a thread is left to answer. Each {@link Check} runs the way a call would (a file system
+ * lookup, a process start) on a thread of its own, and the probe waits at most
+ * {@code deadline} for all of them: a check that hangs (a inFlight mount, a pinned scheduler) is a
+ * failure, not a hung probe.
+ *
+ * <p>The endpoint needs no token, so the checks are shared: at most one round runs at a time,
+ * and its report is reused for {@code reuse}; a flood of probes costs one process start per
+ * {@code reuse}, not one per request. A round still inFlight past its deadline is not started
+ * again until it returns; every probe meanwhile reports it as failing.
+ */
+public final class HealthProbe {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HealthProbe.class);
+
+    /** One thing a tool call depends on; {@code run} throws when it does not work. */
+    public record Check(String name, Step run) {
+    }
+
+    /** The work of a check. */
+    @FunctionalInterface
+    public interface Step {
+        void run() throws Exception;
+    }
+
+    /** The outcome of a round: the names of the checks that failed (none when healthy). */
+    public record Report(List<String> failed) {
+        public boolean healthy() {
+            return failed.isEmpty();
+        }
+    }
+
+    private final List<Check> checks;
+    private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+    private final Duration deadline;
+    private final Duration reuse;
+    private CompletableFuture<Report> round;
+    private Report last;
+    private long lastNanos;
+
+    public HealthProbe(List<Check> checks, Duration deadline, Duration reuse) {
+        this.checks = List.copyOf(checks);
+        this.deadline = deadline;
+        this.reuse = reuse;
+    }
+
+    /** The latest report, running a new round when the last one is older than {@code reuse}. */
+    public Report report() {
+        CompletableFuture<Report> current;
+        synchronized (this) {
+            if (last != null && System.nanoTime() - lastNanos < reuse.toNanos()) {
+                return last;
+            }
+            if (round == null) {
+                round = CompletableFuture.supplyAsync(this::runChecks,
+                        task -> Thread.ofPlatform().name("health-round").daemon().start(task));
+                round.whenComplete((report, error) -> finished(report != null ? report : new Report(List.of("probe"))));
+            }
+            current = round;
+        }
+        try {
+            // The round itself gives up on its checks at the deadline; the margin lets it say which.
+            return current.get(deadline.plusSeconds(1).toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return new Report(List.of("deadline"));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Report(List.of("interrupted"));
+        } catch (ExecutionException e) {
+            return new Report(List.of("probe"));
+        }
+    }
+
+    private synchronized void finished(Report report) {
+        last = report;
+        lastNanos = System.nanoTime();
+        round = null;
+    }
+
+    private Report runChecks() {
+        Map<String, CompletableFuture<Void>> running = new LinkedHashMap<>();
+        for (Check check : checks) {
+            // A check still inFlight from an earlier round is not started again: it stays failing.
+            running.put(check.name(), inFlight.computeIfAbsent(check.name(), name -> start(check)));
+        }
+        running.forEach((name, future) -> future.whenComplete((ok, error) -> inFlight.remove(name, future)));
+        long end = System.nanoTime() + deadline.toNanos();
+        List<String> failed = new ArrayList<>();
+        running.forEach((name, future) -> {
+            try {
+                future.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                LOG.warn("health check '{}' did not finish within {} ms", name, deadline.toMillis());
+                failed.add(name);
+            } catch (ExecutionException e) {
+                LOG.warn("health check '{}' failed: {}", name, e.getCause().toString());
+                failed.add(name);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failed.add(name);
+            }
+        });
+        return new Report(List.copyOf(failed));
+    }
+
+    private static CompletableFuture<Void> start(Check check) {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        Thread.ofPlatform().name("health-" + check.name()).daemon().start(() -> {
+            try {
+                check.run().run();
+                future.complete(null);
+            } catch (Throwable e) {
+                future.completeExceptionally(e);
+            }
+        });
+        return future;
+    }
+}
