@@ -14,6 +14,8 @@ import dev.sandboxmcp.tools.ListJobsTool;
 import dev.sandboxmcp.tools.StartJobTool;
 import dev.sandboxmcp.tools.StopJobTool;
 import dev.sandboxmcp.tools.ListDirectoryTool;
+import dev.sandboxmcp.tools.LocalTools;
+import dev.sandboxmcp.tools.SandboxTool;
 import dev.sandboxmcp.tools.ReadFileTool;
 import dev.sandboxmcp.tools.RunCommandTool;
 import dev.sandboxmcp.tools.ServerInstructions;
@@ -112,7 +114,7 @@ public final class Main {
                 config.limits().killGrace(), config.limits().maxConcurrentCommands(), gate);
         JobManager jobs = new JobManager(commandEnvironment, JOB_LOG_BYTES, config.limits().killGrace(),
                 config.limits().maxJobs(), config.limits().maxJobs() * 4, gate);
-        ToolDispatcher tools = new ToolDispatcher(List.of(
+        List<SandboxTool> handlers = List.of(
                 new RunCommandTool(runner, workspace, config.limits()),
                 new ReadFileTool(workspace, config.limits()),
                 new WriteFileTool(workspace, config.limits()),
@@ -121,7 +123,9 @@ public final class Main {
                 new StartJobTool(jobs, workspace),
                 new JobOutputTool(jobs),
                 new StopJobTool(jobs),
-                new ListJobsTool(jobs)), new AuditLog(auditOut));
+                new ListJobsTool(jobs));
+        ToolDispatcher tools = new ToolDispatcher(handlers.stream().map(SandboxTool::definition).toList(),
+                new LocalTools(handlers), new AuditLog(auditOut));
         SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(config.limits()), version(),
                 health(workspace, runner));
         return new Running(server, runner, jobs, workspace);

@@ -67,12 +67,13 @@ public final class HealthProbe {
             if (last != null && System.nanoTime() - lastNanos < reuse.toNanos()) {
                 return last;
             }
-            if (round == null) {
-                round = CompletableFuture.supplyAsync(this::runChecks,
-                        task -> Thread.ofPlatform().name("health-round").daemon().start(task));
-                round.whenComplete((report, error) -> finished(report != null ? report : new Report(List.of("probe"))));
-            }
             current = round;
+            if (current == null) {
+                current = CompletableFuture.supplyAsync(this::runChecks,
+                        task -> Thread.ofPlatform().name("health-round").daemon().start(task));
+                round = current;
+                current.whenComplete((report, error) -> finished(report != null ? report : new Report(List.of("probe"))));
+            }
         }
         try {
             // The round itself gives up on its checks at the deadline; the margin lets it say which.

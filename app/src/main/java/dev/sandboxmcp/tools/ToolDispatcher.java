@@ -31,25 +31,31 @@ public final class ToolDispatcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
 
-    private final List<SandboxTool> tools;
+    private final List<McpSchema.Tool> tools;
+    private final ToolExecutor executor;
     private final AuditLog audit;
     private final JsonSchemaValidator validator = McpJsonDefaults.getSchemaValidator();
 
-    public ToolDispatcher(List<SandboxTool> tools, AuditLog audit) {
+    /**
+     * @param tools    the tools' definitions, as the server announces them
+     * @param executor where the calls are carried out (the runner, or this process)
+     */
+    public ToolDispatcher(List<McpSchema.Tool> tools, ToolExecutor executor, AuditLog audit) {
         this.tools = List.copyOf(tools);
+        this.executor = executor;
         this.audit = audit;
     }
 
     public List<McpStatelessServerFeatures.SyncToolSpecification> statelessSpecifications() {
         return tools.stream()
-                .map(tool -> new McpStatelessServerFeatures.SyncToolSpecification(tool.definition(),
+                .map(tool -> new McpStatelessServerFeatures.SyncToolSpecification(tool,
                         (context, request) -> dispatch(tool, request, context, Progress.NONE)))
                 .toList();
     }
 
     public List<McpServerFeatures.SyncToolSpecification> sessionSpecifications() {
         return tools.stream()
-                .map(tool -> new McpServerFeatures.SyncToolSpecification(tool.definition(),
+                .map(tool -> new McpServerFeatures.SyncToolSpecification(tool,
                         (exchange, request) -> dispatch(tool, request, exchange.transportContext(), progressOf(exchange, request))))
                 .toList();
     }
@@ -69,40 +75,35 @@ public final class ToolDispatcher {
         };
     }
 
-    CallToolResult dispatch(SandboxTool tool, CallToolRequest request, McpTransportContext context, Progress progress) {
+    CallToolResult dispatch(McpSchema.Tool tool, CallToolRequest request, McpTransportContext context, Progress progress) {
         long started = System.nanoTime();
-        String name = tool.definition().name();
+        String name = tool.name();
         Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
-        String target = describeTarget(arguments);
-        ToolResponse response;
-        try {
-            JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.definition().inputSchema(), arguments);
-            response = validation.valid()
-                    ? tool.call(new ToolArguments(arguments), progress)
-                    : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
-        } catch (ToolInputException e) {
-            response = ToolResponse.failure(target, e.getMessage());
-        } catch (RuntimeException | Error e) {
-            LOG.error("tool {} failed unexpectedly", name, e);
-            response = ToolResponse.failure(target, "internal error in " + name + " (" + e.getClass().getSimpleName()
-                    + "); the server logged the details. Try again, or try another way.");
-        }
+        String target = ToolResponse.describeTarget(arguments);
+        JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.inputSchema(), arguments);
+        ToolResponse response = validation.valid()
+                ? checkedAgainstSchema(tool, executor.execute(name, arguments, progress))
+                : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         CallerAddress caller = context == null || !(context.get(CALLER_KEY) instanceof CallerAddress c)
                 ? CallerAddress.UNKNOWN : c;
-        audit.record(new AuditEvent(Instant.now(), name, response.target(), outcome(response), response.exitCode(),
+        audit.record(new AuditEvent(Instant.now(), name, target, outcome(response), response.exitCode(),
                 response.bytes(), millis, caller.client(), caller.peer(), response.error() ? response.text() : null));
         return toResult(response);
     }
 
-    /** What the audit line names for a call whose handler did not get to say: the command or path. */
-    private static String describeTarget(Map<String, Object> arguments) {
-        for (String key : List.of("command", "path")) {
-            if (arguments.get(key) instanceof String value) {
-                return value;
-            }
+    /** A result whose structured content does not match the tool's output schema becomes an error. */
+    private ToolResponse checkedAgainstSchema(McpSchema.Tool tool, ToolResponse response) {
+        if (response.error() || tool.outputSchema() == null) {
+            return response;
         }
-        return null;
+        JsonSchemaValidator.ValidationResponse check = validator.validate(tool.outputSchema(), response.structured());
+        if (check.valid()) {
+            return response;
+        }
+        LOG.error("{} returned a result that does not match its output schema: {}", tool.name(), check.errorMessage());
+        return ToolResponse.failure(response.target(), tool.name() + " produced a malformed result (the server logged "
+                + "it); its outcome is unknown: check before repeating the call");
     }
 
     private static String outcome(ToolResponse response) {

@@ -1,0 +1,37 @@
+package dev.sandboxmcp.tools;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The tools' handlers, called in this process: where the workspace and the commands are. */
+public final class LocalTools implements ToolExecutor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalTools.class);
+
+    private final Map<String, SandboxTool> tools = new LinkedHashMap<>();
+
+    public LocalTools(List<SandboxTool> tools) {
+        tools.forEach(tool -> this.tools.put(tool.definition().name(), tool));
+    }
+
+    @Override
+    public ToolResponse execute(String name, Map<String, Object> arguments, Progress progress) {
+        SandboxTool tool = tools.get(name);
+        String target = ToolResponse.describeTarget(arguments);
+        if (tool == null) {
+            return ToolResponse.failure(target, "unknown tool '" + name + "'");
+        }
+        try {
+            return tool.call(new ToolArguments(arguments), progress);
+        } catch (ToolInputException e) {
+            return ToolResponse.failure(target, e.getMessage());
+        } catch (RuntimeException | Error e) {
+            LOG.error("tool {} failed unexpectedly", name, e);
+            return ToolResponse.failure(target, "internal error in " + name + " (" + e.getClass().getSimpleName()
+                    + "); the server logged the details. Try again, or try another way.");
+        }
+    }
+}
