@@ -15,21 +15,26 @@ RUN_WORKSPACE ?= $(CURDIR)/workspace
 BASE_PATH ?= /mcp-sandbox
 INTEROP_DIRS := tests/interop/sdk-1.17.3 tests/interop/sdk-latest
 
-# Container settings (make up / deploy). The container runs as your UID:GID, never as root.
-IMAGE ?= sandbox-mcp:local
-BASE_IMAGE ?=
-LOCAL_BASE_IMAGE := sandbox-mcp-base:local
+# Container settings (make up / deploy). Two containers: the server, as a user of its own, and
+# the runner (commands and files), as your UID:GID; never root.
+SERVER_IMAGE ?= sandbox-mcp-server:local
+RUNNER_IMAGE ?= sandbox-mcp-runner:local
+SERVER_BASE_IMAGE := sandbox-mcp-server-base:local
+RUNNER_BASE_IMAGE := sandbox-mcp-runner-base:local
 BASE_RECIPE = $(shell infra/image/build-base.sh --recipe)
 HOST_UID := $(shell id -u)
 HOST_GID := $(shell id -g)
 SANDBOX_UID ?= $(if $(filter 0,$(HOST_UID)),1000,$(HOST_UID))
 SANDBOX_GID ?= $(if $(filter 0,$(HOST_UID)),1000,$(HOST_GID))
+SANDBOX_SERVER_UID ?= 65532
+SANDBOX_SERVER_GID ?= 65532
 SANDBOX_WORKSPACE ?= $(HOME)/Development
 SANDBOX_PORT ?= 18080
 COMPOSE_FILE := infra/compose/compose.yaml
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp -f $(COMPOSE_FILE)
 # What compose needs, derived here so that only the token's digest enters the container.
-COMPOSE_ENV = SANDBOX_IMAGE=$(IMAGE) SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SANDBOX_GID) \
+COMPOSE_ENV = SANDBOX_SERVER_IMAGE=$(SERVER_IMAGE) SANDBOX_RUNNER_IMAGE=$(RUNNER_IMAGE) \
+  SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SANDBOX_GID) SANDBOX_SERVER_UID=$(SANDBOX_SERVER_UID) SANDBOX_SERVER_GID=$(SANDBOX_SERVER_GID) \
   SANDBOX_WORKSPACE="$(SANDBOX_WORKSPACE)" SANDBOX_PORT=$(SANDBOX_PORT) \
   MCP_AUTH_TOKEN_SHA256=$$(sed -n 's/^MCP_AUTH_TOKEN=//p' $(ENV_FILE) 2>/dev/null | tr -d '\r\n' | sha256sum | cut -d' ' -f1)
 TRAEFIK_DYNAMIC_DIR ?=
@@ -53,14 +58,14 @@ $(ENV_FILE):
 	@chmod 600 $(ENV_FILE)
 	@echo "created $(ENV_FILE) with a new random token (mode 0600)"
 
-run: build token ## build, then serve ./workspace on 127.0.0.1:18080
+run: build token ## build, then serve ./workspace on 127.0.0.1:18080 (the runner as a child process)
 	@mkdir -p "$(RUN_WORKSPACE)"
 	@echo "Streamable HTTP: http://$(RUN_ADDR)$(BASE_PATH)/mcp"
 	@echo "SSE (legacy):    http://$(RUN_ADDR)$(BASE_PATH)/sse"
 	@echo "Token:           MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@set -a; . ./$(ENV_FILE); set +a; \
 	  MCP_ADDR=$(RUN_ADDR) MCP_BASE_PATH=$(BASE_PATH) MCP_WORKSPACE="$(RUN_WORKSPACE)" \
-	  exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR)
+	  exec $(JAVA) --enable-native-access=ALL-UNNAMED -XX:+DisableAttachMechanism -XX:-EnableDynamicAgentLoading -jar $(JAR)
 
 interop-deps: ## install the TypeScript SDK clients from their lockfiles
 	@for dir in $(INTEROP_DIRS); do (cd $$dir && npm ci --no-audit --no-fund --loglevel=error) || exit 1; done
@@ -73,22 +78,32 @@ test: interop-deps ## run every test: unit, integration, interop, and e2e when a
 	fi
 	$(MVN) verify
 
-base-image: ## build sandbox-mcp-base:local from Debian packages (no registry needed)
-	infra/image/build-base.sh $(LOCAL_BASE_IMAGE)
+base-image: ## build the two base images from Debian packages (no registry needed)
+	infra/image/build-base.sh runner $(RUNNER_BASE_IMAGE)
+	infra/image/build-base.sh server $(SERVER_BASE_IMAGE)
 
-image: ## build sandbox-mcp:local into the local Docker daemon with Jib
+# Jib for one of the two images: $(call jib,<image>,<base>,<user>,<mode: runner|serve>,<heap %>,<aot dir>)
+jib = $(MVN) -pl app jib:dockerBuild -Dimage.name=$(1) -Dimage.base=docker://$(2) -Dimage.user=$(3) \
+  -Dimage.mode=$(4) -Dimage.heap.percent=$(5) -Dimage.aot.dir=$(CURDIR)/app/target/aot-cache/$(6)
+
+image: ## build the server and runner images into the local Docker daemon with Jib, each with its AOT cache
 	@if [ "$(HOST_UID)" = 0 ] && [ "$(origin SANDBOX_UID)" = file ]; then \
-	  echo "make image: you are root; the container user will be $(SANDBOX_UID):$(SANDBOX_GID) (set SANDBOX_UID/SANDBOX_GID to change)"; fi
-	@if [ -z "$(BASE_IMAGE)" ] && [ "$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' \
-	    $(LOCAL_BASE_IMAGE) 2>/dev/null)" != "$(BASE_RECIPE)" ]; then \
-	  echo "make image: $(LOCAL_BASE_IMAGE) is missing or was built from another recipe; building it"; \
-	  $(MAKE) --no-print-directory base-image; fi
-	rm -rf app/target/aot-cache && mkdir -p app/target/aot-cache
-	$(MVN) -pl app -am package jib:dockerBuild -DskipTests -Dimage.name=$(IMAGE) \
-	  -Dimage.user=$(SANDBOX_UID):$(SANDBOX_GID) $(if $(BASE_IMAGE),-Dimage.base=$(BASE_IMAGE))
-	infra/image/train-aot.sh $(IMAGE) app/target/aot-cache
-	$(MVN) -pl app jib:dockerBuild -Dimage.name=$(IMAGE) \
-	  -Dimage.user=$(SANDBOX_UID):$(SANDBOX_GID) $(if $(BASE_IMAGE),-Dimage.base=$(BASE_IMAGE))
+	  echo "make image: you are root; the runner's user will be $(SANDBOX_UID):$(SANDBOX_GID) (set SANDBOX_UID/SANDBOX_GID to change)"; fi
+	@if [ "$(SANDBOX_UID)" = "$(SANDBOX_SERVER_UID)" ]; then \
+	  echo "make image: the server's user ($(SANDBOX_SERVER_UID)) must differ from yours; set SANDBOX_SERVER_UID"; exit 2; fi
+	@for flavour in runner server; do \
+	  base=$$([ $$flavour = runner ] && echo $(RUNNER_BASE_IMAGE) || echo $(SERVER_BASE_IMAGE)); \
+	  if [ "$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' $$base 2>/dev/null)" \
+	      != "$(BASE_RECIPE)" ]; then \
+	    echo "make image: $$base is missing or was built from another recipe; building it"; \
+	    infra/image/build-base.sh $$flavour $$base || exit 1; fi; done
+	rm -rf app/target/aot-cache && mkdir -p app/target/aot-cache/server app/target/aot-cache/runner
+	$(MVN) -pl app -am package -DskipTests
+	$(call jib,$(RUNNER_IMAGE),$(RUNNER_BASE_IMAGE),$(SANDBOX_UID):$(SANDBOX_GID),runner,10,runner)
+	$(call jib,$(SERVER_IMAGE),$(SERVER_BASE_IMAGE),$(SANDBOX_SERVER_UID):$(SANDBOX_SERVER_GID),serve,25,server)
+	infra/image/train-aot.sh $(SERVER_IMAGE) $(RUNNER_IMAGE) app/target/aot-cache
+	$(call jib,$(RUNNER_IMAGE),$(RUNNER_BASE_IMAGE),$(SANDBOX_UID):$(SANDBOX_GID),runner,10,runner)
+	$(call jib,$(SERVER_IMAGE),$(SERVER_BASE_IMAGE),$(SANDBOX_SERVER_UID):$(SANDBOX_SERVER_GID),serve,25,server)
 
 up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace: ~/Development)
 	@if [ ! -d "$(SANDBOX_WORKSPACE)" ]; then \
@@ -98,8 +113,8 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@echo "check it with: make verify"
 
-down: ## stop and remove the container and its network
-	$(COMPOSE_ENV) $(COMPOSE) down
+down: ## stop and remove the two containers, their network and their socket volume
+	$(COMPOSE_ENV) $(COMPOSE) down --volumes
 
 logs: ## follow the container's logs (audit lines on stdout)
 	$(COMPOSE_ENV) $(COMPOSE) logs -f

@@ -1,27 +1,53 @@
 #!/bin/sh
-# Docker's health check of the sandbox-mcp container (compose.yaml runs it as /app/bin/healthcheck).
+# Docker's health check of the sandbox-mcp containers (compose.yaml runs it as
+# /app/bin/healthcheck.sh server|runner). Beyond shell builtins it uses only what each image
+# has: the server's busybox (timeout, wget), the runner's coreutils timeout and netcat.
 #
 # A restart policy restarts a container whose main process exits, but ignores "unhealthy": a
-# server that is frozen (SIGSTOP, every scheduler thread pinned, a deadlock) would stay down for
-# good. So after HEALTH_FAILURES probes in a row have failed, this script kills every process of
-# the container's user (kill -1 spares the init and this script); the init then exits and the
-# restart policy brings the container back. The reason goes to the container's log.
+# process that is frozen (SIGSTOP, every scheduler thread pinned, a deadlock) would stay down
+# for good. So after HEALTH_FAILURES probes in a row have failed, this script kills every process
+# of the container's user (kill -1 spares the init and this script); the init then exits and
+# the restart policy brings the container back. The reason goes to the container's log.
 set -u
+role=${1:?usage: healthcheck.sh server|runner}
 state=/tmp/.sandbox-mcp-health-failures
 limit=${HEALTH_FAILURES:-3}
-port=${MCP_ADDR##*:}
+seconds=${HEALTH_TIMEOUT_SECONDS:-4}
 
-if curl -fsS --max-time "${HEALTH_TIMEOUT_SECONDS:-4}" -o /dev/null "http://127.0.0.1:${port:-8000}/healthz"; then
-  rm -f "$state"
+probe() {
+  case "$role" in
+    server)
+      # /healthz of the HTTP server, on the port it listens on (MCP_ADDR is host:port or :port).
+      busybox timeout "$seconds" busybox wget -q -O /dev/null "http://127.0.0.1:${MCP_ADDR##*:}/healthz"
+      ;;
+    runner)
+      # A ping on the runner's socket: its own checks (a command starts, the workspace answers).
+      reply=$(printf '{"v":1,"op":"ping"}\n' | timeout "$seconds" nc -U -N "$MCP_RUNNER_SOCKET") || return 1
+      case "$reply" in
+        *'"failed":[]'*) return 0 ;;
+        *) return 1 ;;
+      esac
+      ;;
+    *)
+      echo "healthcheck.sh: unknown role '$role'" >&2
+      return 1
+      ;;
+  esac
+}
+
+if probe; then
+  echo 0 >"$state"
   exit 0
 fi
-failures=$(($(cat "$state" 2>/dev/null || echo 0) + 1))
+failures=0
+[ -f "$state" ] && read -r failures <"$state"
+failures=$((failures + 1))
 echo "$failures" >"$state"
 if [ "$failures" -ge "$limit" ]; then
-  message="sandbox-mcp health check: $failures failed probes in a row; killing the server so that the restart policy restarts the container"
+  message="sandbox-mcp $role health check: $failures failed probes in a row; killing the $role so that the restart policy restarts its container"
   echo "$message"
   echo "$message" >/proc/1/fd/2 2>/dev/null || true
-  rm -f "$state"
+  echo 0 >"$state"
   kill -KILL -1
 fi
 exit 1

@@ -1,81 +1,82 @@
 #!/usr/bin/env bash
-# Makes the JVM's AOT cache for an image built by Jib: runs the image's own entrypoint once with
-# -XX:AOTCacheOutput instead of -XX:AOTCache, drives it through every tool with `verify`, stops
-# it, and copies the cache out. The cache is only valid for the same JVM and the same class path,
-# so it is made inside the image it is meant for; `make image` then rebuilds the image with it.
+# Makes the JVM's AOT caches for the two images built by Jib: runs the runner and the server
+# from their own images, as a pair sharing a socket volume, with -XX:AOTCacheOutput instead of
+# -XX:AOTCache, drives every tool through them with `verify`, stops both, and copies each cache
+# out. A cache is only valid for the same JVM and the same class path, so each is made inside
+# the image it is meant for; `make image` then rebuilds both images with their caches.
 #
-#   infra/image/train-aot.sh <image> <output-dir>
+#   infra/image/train-aot.sh <server-image> <runner-image> <output-dir>
+#   (writes <output-dir>/server/app.aot and <output-dir>/runner/app.aot)
 set -euo pipefail
 
-image=${1:?usage: train-aot.sh <image> <output-dir>}
-out=${2:?usage: train-aot.sh <image> <output-dir>}
+server_image=${1:?usage: train-aot.sh <server-image> <runner-image> <output-dir>}
+runner_image=${2:?usage: train-aot.sh <server-image> <runner-image> <output-dir>}
+out=${3:?usage: train-aot.sh <server-image> <runner-image> <output-dir>}
 
-entrypoint=()
-while IFS= read -r arg; do
-  [[ -n "$arg" ]] && entrypoint+=("$arg")
-done < <(docker image inspect --format '{{range .Config.Entrypoint}}{{println .}}{{end}}' "$image")
-
-training=()
-found=0
-for arg in "${entrypoint[@]}"; do
-  if [[ "$arg" == -XX:AOTCache=* ]]; then
-    training+=("-XX:AOTCacheOutput=/tmp/aot/app.aot")
-    found=1
-  else
-    training+=("$arg")
+# The image's entrypoint with -XX:AOTCache=... turned into -XX:AOTCacheOutput=/tmp/app.aot.
+training_entrypoint() {
+  local image=$1 arg found=0
+  while IFS= read -r arg; do
+    [[ -z "$arg" ]] && continue
+    if [[ "$arg" == -XX:AOTCache=* ]]; then
+      printf '%s\n' "-XX:AOTCacheOutput=/tmp/app.aot"
+      found=1
+    else
+      printf '%s\n' "$arg"
+    fi
+  done < <(docker image inspect --format '{{range .Config.Entrypoint}}{{println .}}{{end}}' "$image")
+  if ((found == 0)); then
+    echo "train-aot.sh: the entrypoint of $image has no -XX:AOTCache=... argument" >&2
+    return 1
   fi
-done
-if ((found == 0)); then
-  echo "train-aot.sh: the entrypoint of $image has no -XX:AOTCache=... argument: ${entrypoint[*]}" >&2
-  exit 1
-fi
+}
+mapfile -t server_run < <(training_entrypoint "$server_image")
+mapfile -t runner_run < <(training_entrypoint "$runner_image")
+((${#server_run[@]} > 1 && ${#runner_run[@]} > 1)) || exit 1
 
-# Runs inside the container: the server in the background, verify against it, then a clean stop
-# (the cache is written when the JVM exits).
-# shellcheck disable=SC2016 # expanded by the container's shell, not here
-script='
-set -eu
-mkdir -p /tmp/aot /tmp/training-workspace
-export MCP_ADDR=127.0.0.1:8000 MCP_WORKSPACE=/tmp/training-workspace
-"$@" &
-server=$!
-tries=0
-until curl -sf http://127.0.0.1:8000/healthz >/dev/null; do
-  tries=$((tries + 1))
-  if [ "$tries" -gt 600 ]; then echo "training server did not become healthy" >&2; exit 1; fi
-  sleep 0.1
-done
-java -cp @/app/jib-classpath-file dev.sandboxmcp.Main verify "http://127.0.0.1:8000${MCP_BASE_PATH:-/mcp-sandbox}" >/tmp/aot/verify.txt || {
-  cat /tmp/aot/verify.txt >&2; exit 1; }
-kill -TERM "$server"
-wait "$server" || true
-test -s /tmp/aot/app.aot
-'
-
-# A throwaway token for the training server; the cache is checked below not to contain it.
+# A throwaway token for the training server; its cache is checked below not to contain it.
 token=$(head -c 36 /dev/urandom | base64 | tr -d '\n/+=')
-name="sandbox-mcp-aot-training-$$"
-log=$(mktemp)
+prefix="sandbox-mcp-aot-training-$$"
 cleanup() {
-  docker rm -f "$name" >/dev/null 2>&1 || true
-  rm -f "$log"
+  docker rm -f "$prefix-server" "$prefix-runner" >/dev/null 2>&1 || true
+  docker volume rm -f "$prefix-channel" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
+fail() {
+  echo "train-aot.sh: $*; the containers' output:" >&2
+  docker logs --tail 60 "$prefix-runner" >&2 2>&1 || true
+  docker logs --tail 60 "$prefix-server" >&2 2>&1 || true
+  exit 1
+}
 
-echo "train-aot.sh: training run of $image (server + verify, inside the image, no network)"
-# compose.yaml's memory limit, so the heap (a share of it) is sized as it will be at run time:
-# on a big host an unbounded training heap would turn compressed oops off, and a cache made
-# that way is refused by the JVM that runs with a small heap.
-if ! docker run --name "$name" --network none --memory 1g -e MCP_AUTH_TOKEN="$token" --entrypoint /bin/sh "$image" -c "$script" sh "${training[@]}" >"$log" 2>&1; then
-  echo "train-aot.sh: the training run failed; its output:" >&2
-  tail -n 80 "$log" >&2
-  exit 1
+echo "train-aot.sh: training run of $server_image and $runner_image (verify through every tool, no network)"
+docker volume create --driver local --opt type=tmpfs --opt device=tmpfs --opt o=mode=1777,size=1m \
+  "$prefix-channel" >/dev/null
+# compose.yaml's memory limits, so that each heap (a share of it) is sized as it will be at run
+# time: on a big host an unbounded training heap would turn compressed oops off, and a cache
+# made that way is refused by the JVM that runs with a small heap.
+docker run -d --name "$prefix-runner" --network none --memory 1g -v "$prefix-channel:/run/sandbox-mcp" \
+  --entrypoint "${runner_run[0]}" "$runner_image" "${runner_run[@]:1}" >/dev/null
+docker run -d --name "$prefix-server" --network none --memory 512m -v "$prefix-channel:/run/sandbox-mcp" \
+  -e MCP_AUTH_TOKEN="$token" -e MCP_ADDR=127.0.0.1:8000 \
+  --entrypoint "${server_run[0]}" "$server_image" "${server_run[@]:1}" >/dev/null
+for _ in $(seq 1 600); do
+  docker exec "$prefix-server" busybox wget -q -O /dev/null http://127.0.0.1:8000/healthz 2>/dev/null && break
+  sleep 0.1
+done
+if ! checklist=$(docker exec -e MCP_AUTH_TOKEN="$token" "$prefix-server" java -cp @/app/jib-classpath-file \
+  dev.sandboxmcp.Main verify http://127.0.0.1:8000/mcp-sandbox 2>&1); then
+  echo "$checklist" >&2
+  fail "verify failed against the training pair"
 fi
-mkdir -p "$out"
-docker cp "$name:/tmp/aot/app.aot" "$out/app.aot"
-if grep -q -F "$token" "$out/app.aot"; then
-  rm -f "$out/app.aot"
-  echo "train-aot.sh: the AOT cache holds the training run's token; not shipping it" >&2
-  exit 1
-fi
-echo "train-aot.sh: AOT cache $(du -h "$out/app.aot" | cut -f1) in $out/app.aot"
+# The caches are written as the JVMs exit.
+docker stop -t 60 "$prefix-server" "$prefix-runner" >/dev/null
+for role in server runner; do
+  mkdir -p "$out/$role"
+  docker cp "$prefix-$role:/tmp/app.aot" "$out/$role/app.aot" >/dev/null 2>&1 || fail "the $role wrote no AOT cache"
+  if grep -q -F "$token" "$out/$role/app.aot"; then
+    rm -f "$out/$role/app.aot"
+    fail "the $role's AOT cache holds the training run's token; not shipping it"
+  fi
+  echo "train-aot.sh: $role AOT cache $(du -h "$out/$role/app.aot" | cut -f1) in $out/$role/app.aot"
+done

@@ -3,24 +3,19 @@ package dev.sandboxmcp;
 import dev.sandboxmcp.audit.AuditLog;
 import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.config.ConfigException;
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.config.RunnerConfig;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.exec.JobManager;
-import dev.sandboxmcp.exec.LaunchGate;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.http.SandboxServer;
-import dev.sandboxmcp.tools.EditFileTool;
-import dev.sandboxmcp.tools.JobOutputTool;
-import dev.sandboxmcp.tools.ListJobsTool;
-import dev.sandboxmcp.tools.StartJobTool;
-import dev.sandboxmcp.tools.StopJobTool;
-import dev.sandboxmcp.tools.ListDirectoryTool;
+import dev.sandboxmcp.runner.ChildRunner;
+import dev.sandboxmcp.runner.RunnerClient;
+import dev.sandboxmcp.runner.RunnerServer;
 import dev.sandboxmcp.tools.LocalTools;
-import dev.sandboxmcp.tools.SandboxTool;
-import dev.sandboxmcp.tools.ReadFileTool;
-import dev.sandboxmcp.tools.RunCommandTool;
 import dev.sandboxmcp.tools.ServerInstructions;
+import dev.sandboxmcp.tools.ToolCatalog;
 import dev.sandboxmcp.tools.ToolDispatcher;
-import dev.sandboxmcp.tools.WriteFileTool;
 import dev.sandboxmcp.verify.VerifyCommand;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
@@ -33,116 +28,205 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-/** Reads the configuration from the environment, starts the server, and stops it on SIGTERM. */
+/**
+ * The jar's three modes: {@code serve} (the HTTP server; the default), {@code runner} (commands
+ * and files, behind a socket) and {@code verify <url>} (the deployment checklist).
+ */
 public final class Main {
 
     /** Output kept per background job: the most recent bytes. */
     static final int JOB_LOG_BYTES = 1024 * 1024;
-    /** How long /healthz waits for its checks, and how long one round's answer is reused. */
+    /** How long a health round waits for its checks, and how long one round's answer is reused. */
     static final Duration HEALTH_DEADLINE = Duration.ofSeconds(3);
     static final Duration HEALTH_REUSE = Duration.ofSeconds(5);
+    /** Calls the runner serves at once: every command, every job's control call, and file calls. */
+    static final int RUNNER_CONNECTIONS = 64;
+    /** How long the server waits for a runner it started itself to answer. */
+    static final Duration CHILD_RUNNER_READY = Duration.ofSeconds(60);
 
     private Main() {
     }
 
     public static void main(String[] args) {
-        if (args.length > 0 && args[0].equals("verify")) {
-            // The SDK client logs each session at INFO; the table is the output.
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-            System.exit(VerifyCommand.run(List.of(args).subList(1, args.length), System.getenv(), System.out, System.err));
+        String mode = args.length == 0 ? "serve" : args[0];
+        switch (mode) {
+            case "verify" -> {
+                // The SDK client logs each session at INFO; the table is the output.
+                System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+                System.exit(VerifyCommand.run(List.of(args).subList(1, args.length), System.getenv(), System.out,
+                        System.err));
+            }
+            case "serve" -> launch(() -> {
+                Running running = start(Config.fromEnvironment(System.getenv()), System.getenv(), System.out);
+                Runtime.getRuntime().addShutdownHook(new Thread(running::close, "shutdown"));
+            });
+            case "runner" -> launch(() -> {
+                RunnerConfig config = RunnerConfig.fromEnvironment(System.getenv());
+                AutoCloseable runner = startRunner(config, commandEnvironment(System.getenv()));
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(runner), "shutdown"));
+                if (config.parentPipe()) {
+                    exitWithParent();
+                }
+            });
+            default -> {
+                System.err.println("sandbox-mcp: unknown command '" + mode
+                        + "'; usage: java -jar sandbox-mcp.jar [serve | runner | verify <base-url>]");
+                System.exit(2);
+            }
         }
-        if (args.length > 0 && !args[0].equals("serve")) {
-            System.err.println("sandbox-mcp: unknown command '" + args[0]
-                    + "'; usage: java -jar sandbox-mcp.jar [serve | verify <base-url>]");
-            System.exit(2);
-        }
-        Config config;
+    }
+
+    private interface Startup {
+        void run() throws ConfigException, IOException;
+    }
+
+    /** Starts a mode; a configuration error is one line and exit code 2, any other failure exit code 1. */
+    private static void launch(Startup startup) {
         try {
-            config = Config.fromEnvironment(System.getenv());
+            startup.run();
         } catch (ConfigException e) {
             System.err.println("sandbox-mcp: " + e.getMessage());
             System.exit(2);
-            return;
-        }
-        try {
-            Running running = start(config, System.getenv(), System.out);
-            Runtime.getRuntime().addShutdownHook(new Thread(running::close, "shutdown"));
         } catch (IOException | RuntimeException e) {
             System.err.println("sandbox-mcp: cannot start: " + e.getMessage());
             System.exit(1);
         }
     }
 
-    /** A started server and what it owns; closing it stops everything in order. */
-    public record Running(SandboxServer server, CommandRunner runner, JobManager jobs, Workspace workspace)
-            implements AutoCloseable {
+    /** A started server and the runner it started itself (null when the runner runs elsewhere). */
+    public record Running(SandboxServer server, ChildRunner childRunner) implements AutoCloseable {
         @Override
         public void close() {
             server.close();
-            runner.close();
-            jobs.close();
-            try {
-                workspace.close();
-            } catch (IOException ignored) {
-                // the process is ending
+            if (childRunner != null) {
+                childRunner.close();
             }
         }
     }
 
     /**
-     * Wires and starts the server; {@code environment} is what commands inherit, minus secrets, and
-     * audit lines go to {@code auditOut}.
+     * Wires and starts the server; {@code environment} is what commands inherit, minus secrets,
+     * when the server starts the runner itself; audit lines go to {@code auditOut}.
      */
     public static Running start(Config config, Map<String, String> environment, PrintStream auditOut)
             throws IOException {
         // Scrub first: a non-dumpable process's /proc/self/mem belongs to root, and without
-        // capabilities (the container) the server itself could no longer open it. Then the
-        // non-dumpable flag, in the background; commands wait for it at the gate.
+        // capabilities the server itself could no longer open it. The runner this process may
+        // start is its child, as the same user: it starts only once this process is hardened.
         ProcessHardening.scrubInitialEnvironment(Config.SECRET_VARIABLES.stream().filter(System.getenv()::containsKey).toList());
-        CompletableFuture<Boolean> nonDumpable = new CompletableFuture<>();
-        Thread.ofPlatform().name("process-hardening").daemon().start(() -> {
-            try {
-                nonDumpable.complete(ProcessHardening.disableDumpable());
-            } finally {
-                nonDumpable.complete(false); // whatever happened, the gate must not stay shut
+        CompletableFuture<Boolean> hardened = CompletableFuture.supplyAsync(ProcessHardening::disableDumpable,
+                task -> Thread.ofPlatform().name("process-hardening").daemon().start(task));
+        ChildRunner child = null;
+        java.nio.file.Path socket = config.runnerSocket();
+        if (socket == null) {
+            hardened.join();
+            Map<String, String> settings = new HashMap<>(Config.environmentOf(config.limits()));
+            settings.put("MCP_WORKSPACE", config.workspace().toString());
+            child = ChildRunner.start(commandEnvironment(environment), settings, CHILD_RUNNER_READY);
+            socket = child.socket();
+        }
+        Limits limits = config.limits();
+        RunnerClient runner = new RunnerClient(socket, maxReplyBytes(limits), (tool, arguments) -> deadline(limits, tool, arguments));
+        ToolDispatcher tools = new ToolDispatcher(ToolCatalog.definitions(limits), runner, new AuditLog(auditOut));
+        try {
+            SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(limits), version(),
+                    runnerHealth(runner));
+            return new Running(server, child);
+        } catch (RuntimeException e) {
+            if (child != null) {
+                child.close();
             }
-        });
-        LaunchGate gate = new LaunchGate(nonDumpable);
-        Workspace workspace = Workspace.open(config.workspace());
-        Map<String, String> commandEnvironment = commandEnvironment(environment);
-        CommandRunner runner = new CommandRunner(commandEnvironment, config.limits().outputCapBytes(),
-                config.limits().killGrace(), config.limits().maxConcurrentCommands(), gate);
-        JobManager jobs = new JobManager(commandEnvironment, JOB_LOG_BYTES, config.limits().killGrace(),
-                config.limits().maxJobs(), config.limits().maxJobs() * 4, gate);
-        List<SandboxTool> handlers = List.of(
-                new RunCommandTool(runner, workspace, config.limits()),
-                new ReadFileTool(workspace, config.limits()),
-                new WriteFileTool(workspace, config.limits()),
-                new EditFileTool(workspace, config.limits()),
-                new ListDirectoryTool(workspace),
-                new StartJobTool(jobs, workspace),
-                new JobOutputTool(jobs),
-                new StopJobTool(jobs),
-                new ListJobsTool(jobs));
-        ToolDispatcher tools = new ToolDispatcher(handlers.stream().map(SandboxTool::definition).toList(),
-                new LocalTools(handlers), new AuditLog(auditOut));
-        SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(config.limits()), version(),
-                health(workspace, runner));
-        return new Running(server, runner, jobs, workspace);
+            throw e;
+        }
     }
 
-    /** What /healthz checks: the workspace answers a lookup, and a command can be started. */
-    private static HealthProbe health(Workspace workspace, CommandRunner runner) {
-        return new HealthProbe(List.of(
+    /** What /healthz says of the runner: whether it answers a ping and its own checks pass. */
+    private static HealthProbe runnerHealth(RunnerClient runner) {
+        return new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
+            RunnerClient.Health health = runner.ping(HEALTH_DEADLINE);
+            switch (health) {
+                case RunnerClient.Health.Answered answered when answered.failed().isEmpty() -> { }
+                case RunnerClient.Health.Answered answered -> throw new IOException("its checks failed: " + answered.failed());
+                case RunnerClient.Health.Unreachable unreachable -> throw new IOException(unreachable.why());
+            }
+        })), HEALTH_DEADLINE.plusSeconds(1), HEALTH_REUSE);
+    }
+
+    /**
+     * Starts the runner: the workspace, commands and jobs behind {@code config.socket()}.
+     * {@code environment} is what its commands see.
+     */
+    public static AutoCloseable startRunner(RunnerConfig config, Map<String, String> environment) throws IOException {
+        Limits limits = config.limits();
+        Workspace workspace = Workspace.open(config.workspace());
+        CommandRunner commands = new CommandRunner(environment, limits.outputCapBytes(), limits.killGrace(),
+                limits.maxConcurrentCommands());
+        JobManager jobs = new JobManager(environment, JOB_LOG_BYTES, limits.killGrace(), limits.maxJobs(),
+                limits.maxJobs() * 4);
+        HealthProbe health = new HealthProbe(List.of(
                 new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
-                new HealthProbe.Check("commands", () -> runner.probe(workspace.root(), HEALTH_DEADLINE))),
+                new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
                 HEALTH_DEADLINE, HEALTH_REUSE);
+        RunnerServer server = RunnerServer.start(config.socket(),
+                new LocalTools(ToolCatalog.handlers(workspace, commands, jobs, limits)), health,
+                limits.maxRequestBytes() + 64 * 1024, RUNNER_CONNECTIONS);
+        return () -> {
+            server.close();
+            commands.close();
+            jobs.close();
+            workspace.close();
+        };
+    }
+
+    /**
+     * The largest reply line the server reads from the runner: a result carries its text twice
+     * (the text block and the structured content), and JSON may escape each byte as six.
+     */
+    static int maxReplyBytes(Limits limits) {
+        long biggest = Math.max(limits.fileMaxBytes(), 2L * limits.outputCapBytes());
+        return (int) Math.min(Integer.MAX_VALUE - 8, 2 * 6 * biggest + 64 * 1024);
+    }
+
+    /** How long the server waits for the runner's answer to one call, all told. */
+    static Duration deadline(Limits limits, String tool, Map<String, Object> arguments) {
+        Duration margin = limits.killGrace().plusSeconds(15);
+        if (tool.equals("run_command")) {
+            long seconds = arguments.get("timeout_seconds") instanceof Number n
+                    ? Math.min(n.longValue(), limits.maxTimeout().toSeconds()) : limits.defaultTimeout().toSeconds();
+            return Duration.ofSeconds(Math.max(seconds, 1)).plus(margin);
+        }
+        return margin.plusSeconds(15);
+    }
+
+    /** The runner, as the server's child: when the server is gone its pipe ends, and so does the runner. */
+    private static void exitWithParent() {
+        Thread.ofPlatform().name("parent-pipe").daemon().start(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // nothing is sent; only the end matters
+                }
+            } catch (IOException ended) {
+                // the same as the end
+            }
+            System.exit(0);
+        });
     }
 
     static Map<String, String> commandEnvironment(Map<String, String> environment) {
         Map<String, String> env = new HashMap<>(environment);
         Config.SECRET_VARIABLES.forEach(env::remove);
+        env.remove("MCP_RUNNER_SOCKET");
+        env.remove("MCP_RUNNER_SWEEP_ALL");
+        env.remove(ChildRunner.PARENT_PIPE_VARIABLE);
         return env;
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception ignored) {
+            // the process is ending
+        }
     }
 
     private static String version() {

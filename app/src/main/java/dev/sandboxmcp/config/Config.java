@@ -16,13 +16,16 @@ import java.util.regex.Pattern;
  * @param host           interface to listen on
  * @param port           TCP port to listen on (0 picks a free one)
  * @param basePath       public prefix of every MCP path, "" or "/something" without a trailing slash
- * @param workspace      the directory the tools work in
+ * @param runnerSocket   the socket of a runner started separately (the containers), or null:
+ *                       the server then starts the runner itself, as a child process
+ * @param workspace      the directory the tools work in, checked here when the server starts
+ *                       the runner itself; null with a separate runner (the server never opens it)
  * @param tokenDigest    SHA-256 of the bearer token clients must send (the server needs no more)
  * @param allowedOrigins browser origins allowed to call (requests without Origin always pass)
  * @param limits         sizes, timeouts and counts
  */
-public record Config(String host, int port, String basePath, Path workspace, TokenDigest tokenDigest,
-        List<String> allowedOrigins, Limits limits) {
+public record Config(String host, int port, String basePath, Path runnerSocket, Path workspace,
+        TokenDigest tokenDigest, List<String> allowedOrigins, Limits limits) {
 
     public static final int MIN_TOKEN_LENGTH = 32;
     /** Environment variables that hold the secret; they are never passed on to commands. */
@@ -35,7 +38,8 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
 
     @Override
     public String toString() {
-        return "Config[host=" + host + ", port=" + port + ", basePath=" + basePath + ", workspace=" + workspace
+        return "Config[host=" + host + ", port=" + port + ", basePath=" + basePath + ", runnerSocket=" + runnerSocket
+                + ", workspace=" + workspace
                 + ", token=(digest only), allowedOrigins=" + allowedOrigins + ", limits=" + limits + "]";
     }
 
@@ -44,11 +48,18 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
         EnvReader reader = new EnvReader(env);
         HostPort address = HostPort.parse(reader.string("MCP_ADDR", "127.0.0.1:8000"));
         String basePath = basePath(reader.string("MCP_BASE_PATH", "/mcp-sandbox"));
-        Path workspace = workspace(reader.string("MCP_WORKSPACE", "/workspace"));
+        Path runnerSocket = reader.path("MCP_RUNNER_SOCKET");
+        Path workspace = runnerSocket != null ? null : workspace(reader.string("MCP_WORKSPACE", "/workspace"));
         TokenDigest token = token(env);
         List<String> origins = Arrays.stream(reader.string("MCP_ALLOWED_ORIGINS", "").split(","))
                 .map(String::strip).filter(s -> !s.isEmpty()).toList();
 
+        return new Config(address.host(), address.port(), basePath, runnerSocket, workspace, token, origins,
+                limits(reader));
+    }
+
+    /** The bounds, from the variables both the server and the runner read. */
+    static Limits limits(EnvReader reader) throws ConfigException {
         Limits defaults = Limits.defaults();
         Duration maxTimeout = reader.seconds("MCP_COMMAND_TIMEOUT_MAX_SECONDS", defaults.maxTimeout(), 1, 3600);
         Duration defaultTimeout = reader.seconds("MCP_COMMAND_TIMEOUT_SECONDS", defaults.defaultTimeout(), 1, 3600);
@@ -66,7 +77,24 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
                 reader.integer("MCP_MAX_REQUEST_BYTES", defaults.maxRequestBytes(), 64 * 1024, 512 * 1024 * 1024),
                 reader.seconds("MCP_KEEPALIVE_SECONDS", defaults.keepAlive(), 1, 3600),
                 reader.integer("MCP_MAX_JOBS", defaults.maxJobs(), 1, 64));
-        return new Config(address.host(), address.port(), basePath, workspace, token, origins, limits);
+        return limits;
+    }
+
+    /**
+     * The variables that make {@link #limits(EnvReader)} read back {@code limits}: how the server
+     * hands its bounds to a runner it starts itself.
+     */
+    public static Map<String, String> environmentOf(Limits limits) {
+        return Map.of(
+                "MCP_COMMAND_TIMEOUT_MAX_SECONDS", Long.toString(limits.maxTimeout().toSeconds()),
+                "MCP_COMMAND_TIMEOUT_SECONDS", Long.toString(limits.defaultTimeout().toSeconds()),
+                "MCP_KILL_GRACE_MILLIS", Long.toString(limits.killGrace().toMillis()),
+                "MCP_OUTPUT_LIMIT_BYTES", Integer.toString(limits.outputCapBytes()),
+                "MCP_FILE_LIMIT_BYTES", Integer.toString(limits.fileMaxBytes()),
+                "MCP_MAX_CONCURRENT_COMMANDS", Integer.toString(limits.maxConcurrentCommands()),
+                "MCP_MAX_REQUEST_BYTES", Integer.toString(limits.maxRequestBytes()),
+                "MCP_KEEPALIVE_SECONDS", Long.toString(limits.keepAlive().toSeconds()),
+                "MCP_MAX_JOBS", Integer.toString(limits.maxJobs()));
     }
 
     /** The MCP path for {@code suffix} ("/mcp", "/sse", ...) under the base path. */
@@ -88,7 +116,7 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
         return value;
     }
 
-    private static Path workspace(String raw) throws ConfigException {
+    static Path workspace(String raw) throws ConfigException {
         Path path = Path.of(raw).toAbsolutePath().normalize();
         if (!Files.exists(path)) {
             throw new ConfigException("MCP_WORKSPACE " + path + " does not exist; create it or point MCP_WORKSPACE at your development directory");
@@ -161,10 +189,30 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
         }
     }
 
-    private record EnvReader(Map<String, String> env) {
+    record EnvReader(Map<String, String> env) {
         String string(String name, String fallback) {
             String value = env.get(name);
             return value == null || value.isBlank() ? fallback : value.strip();
+        }
+
+        /** An absolute path, or null when the variable is unset. */
+        Path path(String name) throws ConfigException {
+            String value = string(name, null);
+            if (value == null) {
+                return null;
+            }
+            if (!value.startsWith("/")) {
+                throw new ConfigException(name + " must be an absolute path, got '" + value + "'");
+            }
+            return Path.of(value);
+        }
+
+        boolean flag(String name) throws ConfigException {
+            String value = string(name, "false");
+            if (!value.equals("true") && !value.equals("false")) {
+                throw new ConfigException(name + " must be true or false, got '" + value + "'");
+            }
+            return value.equals("true");
         }
 
         int integer(String name, int fallback, int min, int max) throws ConfigException {

@@ -27,7 +27,6 @@ public final class CommandRunner implements AutoCloseable {
     private final Semaphore slots;
     private final int maxConcurrent;
     private final Set<ProcessTree> running = ConcurrentHashMap.newKeySet();
-    private final LaunchGate gate;
     private volatile boolean closed;
 
     /**
@@ -37,13 +36,6 @@ public final class CommandRunner implements AutoCloseable {
      * @param maxConcurrent how many commands may run at once; the next one is refused as busy
      */
     public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent) {
-        this(environment, outputCapBytes, killGrace, maxConcurrent, LaunchGate.OPEN);
-    }
-
-    /** As above; no command starts before {@code gate} opens. */
-    public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent,
-            LaunchGate gate) {
-        this.gate = gate;
         this.environment = Map.copyOf(environment);
         this.outputCapBytes = outputCapBytes;
         this.killGrace = killGrace;
@@ -81,7 +73,6 @@ public final class CommandRunner implements AutoCloseable {
 
     private CommandResult runAcquired(String command, Path workingDirectory, Duration timeout, byte[] stdin)
             throws IOException, InterruptedException {
-        gate.await();
         long started = System.nanoTime();
         SessionShell.Started shell = SessionShell.start(command, workingDirectory, environment, stdin != null, false);
         Process process = shell.process();
@@ -169,13 +160,11 @@ public final class CommandRunner implements AutoCloseable {
     }
 
     /**
-     * Starts {@code true} the way every command starts (past the launch gate, a login shell in a
-     * session of its own) and waits for it, for the health probe: it fails when no process can
+     * Starts {@code true} the way every command starts (a login shell in a session of its own) and waits for it, for the health probe: it fails when no process can
      * be started (the pids limit taken) or the shell does not come back. It takes no slot, so a
      * server busy with commands is still healthy.
      */
     public void probe(Path workingDirectory, Duration deadline) throws IOException, InterruptedException {
-        gate.await();
         SessionShell.Started shell = SessionShell.start("true", workingDirectory, environment, false, false);
         try {
             if (!shell.process().waitFor(deadline.toNanos(), TimeUnit.NANOSECONDS)) {

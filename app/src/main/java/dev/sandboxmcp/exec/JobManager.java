@@ -30,17 +30,9 @@ public final class JobManager implements AutoCloseable {
     private final int maxRunning;
     private final int maxKept;
     private final Map<String, Entry> jobs = new LinkedHashMap<>();
-    private final LaunchGate gate;
     private boolean closed;
 
     public JobManager(Map<String, String> environment, int logCapacity, Duration killGrace, int maxRunning, int maxKept) {
-        this(environment, logCapacity, killGrace, maxRunning, maxKept, LaunchGate.OPEN);
-    }
-
-    /** As above; no job starts before {@code gate} opens. */
-    public JobManager(Map<String, String> environment, int logCapacity, Duration killGrace, int maxRunning, int maxKept,
-            LaunchGate gate) {
-        this.gate = gate;
         this.environment = Map.copyOf(environment);
         this.logCapacity = logCapacity;
         this.killGrace = killGrace;
@@ -87,7 +79,6 @@ public final class JobManager implements AutoCloseable {
 
     public synchronized Job start(String command, Path workingDirectory, String cwdLabel)
             throws IOException, TooManyJobsException, InterruptedException {
-        gate.await();
         if (closed) {
             throw new IOException("the server is shutting down; no new jobs are started");
         }

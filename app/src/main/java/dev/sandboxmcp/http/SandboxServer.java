@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *       client keeps working across a server restart without re-initializing.</li>
  *   <li>{@code <base>/sse} and {@code <base>/message}: the legacy HTTP+SSE transport; its
  *       endpoint event names {@code <base>/message?sessionId=...} with the prefix kept.</li>
- *   <li>{@code /healthz} and {@code <base>/healthz}: without a token, 200 when the parts a tool
- *       call needs work ({@link HealthProbe}), else 503 naming the failed checks.</li>
+ *   <li>{@code /healthz} and {@code <base>/healthz}: 200 without a token while the server
+ *       answers, with the runner's state ({@code "runner":"ok"} or {@code "failing"}).</li>
  * </ul>
  */
 public final class SandboxServer implements AutoCloseable {
@@ -53,7 +53,7 @@ public final class SandboxServer implements AutoCloseable {
     }
 
     public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version,
-            HealthProbe health) {
+            HealthProbe runnerHealth) {
         var json = McpJsonDefaults.getMapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
 
@@ -99,12 +99,10 @@ public final class SandboxServer implements AutoCloseable {
             cfg.jetty.host = config.host();
             cfg.jetty.port = config.port();
             for (String path : healthPaths) {
-                cfg.routes.get(path, ctx -> {
-                    HealthProbe.Report report = health.report();
-                    ctx.status(report.healthy() ? 200 : 503).contentType("application/json").result(report.healthy()
-                            ? "{\"status\":\"ok\"}"
-                            : "{\"status\":\"failing\",\"failed\":" + json.writeValueAsString(report.failed()) + "}");
-                });
+                // The server answers for itself; the runner's state is reported, not inherited:
+                // a runner restarting must not make the server's own health check restart it.
+                cfg.routes.get(path, ctx -> ctx.contentType("application/json").result(
+                        "{\"status\":\"ok\",\"runner\":\"" + (runnerHealth.report().healthy() ? "ok" : "failing") + "\"}"));
             }
             cfg.jetty.modifyServletContextHandler(handler -> {
                 addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));

@@ -87,7 +87,7 @@ class HttpBoundaryTest {
         for (String path : new String[] {"/healthz", "/mcp-sandbox/healthz"}) {
             HttpResponse<String> response = send("GET", path, null, null);
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.body()).isEqualTo("{\"status\":\"ok\"}");
+            assertThat(response.body()).isEqualTo("{\"status\":\"ok\",\"runner\":\"ok\"}");
         }
     }
 

@@ -1,0 +1,29 @@
+package dev.sandboxmcp.config;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The runner's configuration, read once from the environment. The runner needs no token and is
+ * given none.
+ *
+ * @param socket      where it listens for the server
+ * @param workspace   the directory the tools work in
+ * @param limits      the same bounds the server announces
+ * @param sweepAll    after a command, with no other command or job running, kill every process
+ *                    of this user but the runner (kill -1): only ever true in the runner's own
+ *                    container, where everything of that user is the runner's
+ * @param parentPipe  exit at the end of standard input: the runner is the server's child
+ */
+public record RunnerConfig(Path socket, Path workspace, Limits limits, boolean sweepAll, boolean parentPipe) {
+
+    public static RunnerConfig fromEnvironment(Map<String, String> env) throws ConfigException {
+        Config.EnvReader reader = new Config.EnvReader(env);
+        Path socket = reader.path("MCP_RUNNER_SOCKET");
+        if (socket == null) {
+            throw new ConfigException("MCP_RUNNER_SOCKET is required in runner mode: the socket path to listen on");
+        }
+        return new RunnerConfig(socket, Config.workspace(reader.string("MCP_WORKSPACE", "/workspace")),
+                Config.limits(reader), reader.flag("MCP_RUNNER_SWEEP_ALL"), reader.flag("MCP_RUNNER_PARENT_PIPE"));
+    }
+}
