@@ -6,6 +6,7 @@ import dev.sandboxmcp.config.ConfigException;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.config.RunnerConfig;
 import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.exec.IdleSweep;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.http.SandboxServer;
@@ -159,10 +160,11 @@ public final class Main {
     public static AutoCloseable startRunner(RunnerConfig config, Map<String, String> environment) throws IOException {
         Limits limits = config.limits();
         Workspace workspace = Workspace.open(config.workspace());
+        IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
         CommandRunner commands = new CommandRunner(environment, limits.outputCapBytes(), limits.killGrace(),
-                limits.maxConcurrentCommands());
+                limits.maxConcurrentCommands(), sweep);
         JobManager jobs = new JobManager(environment, JOB_LOG_BYTES, limits.killGrace(), limits.maxJobs(),
-                limits.maxJobs() * 4);
+                limits.maxJobs() * 4, sweep);
         HealthProbe health = new HealthProbe(List.of(
                 new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
                 new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),

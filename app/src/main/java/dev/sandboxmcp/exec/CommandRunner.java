@@ -27,6 +27,7 @@ public final class CommandRunner implements AutoCloseable {
     private final Semaphore slots;
     private final int maxConcurrent;
     private final Set<ProcessTree> running = ConcurrentHashMap.newKeySet();
+    private final IdleSweep sweep;
     private volatile boolean closed;
 
     /**
@@ -36,6 +37,13 @@ public final class CommandRunner implements AutoCloseable {
      * @param maxConcurrent how many commands may run at once; the next one is refused as busy
      */
     public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent) {
+        this(environment, outputCapBytes, killGrace, maxConcurrent, IdleSweep.NONE);
+    }
+
+    /** As above; each command takes part in {@code sweep}. */
+    public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent,
+            IdleSweep sweep) {
+        this.sweep = sweep;
         this.environment = Map.copyOf(environment);
         this.outputCapBytes = outputCapBytes;
         this.killGrace = killGrace;
@@ -72,6 +80,16 @@ public final class CommandRunner implements AutoCloseable {
     }
 
     private CommandResult runAcquired(String command, Path workingDirectory, Duration timeout, byte[] stdin)
+            throws IOException, InterruptedException {
+        sweep.begin();
+        try {
+            return runStarted(command, workingDirectory, timeout, stdin);
+        } finally {
+            sweep.end();
+        }
+    }
+
+    private CommandResult runStarted(String command, Path workingDirectory, Duration timeout, byte[] stdin)
             throws IOException, InterruptedException {
         long started = System.nanoTime();
         SessionShell.Started shell = SessionShell.start(command, workingDirectory, environment, stdin != null, false);
@@ -165,7 +183,14 @@ public final class CommandRunner implements AutoCloseable {
      * server busy with commands is still healthy.
      */
     public void probe(Path workingDirectory, Duration deadline) throws IOException, InterruptedException {
-        SessionShell.Started shell = SessionShell.start("true", workingDirectory, environment, false, false);
+        sweep.begin();
+        SessionShell.Started shell;
+        try {
+            shell = SessionShell.start("true", workingDirectory, environment, false, false);
+        } catch (IOException e) {
+            sweep.end();
+            throw e;
+        }
         try {
             if (!shell.process().waitFor(deadline.toNanos(), TimeUnit.NANOSECONDS)) {
                 throw new IOException("a trivial command did not finish within " + deadline.toMillis() + " ms");
@@ -175,6 +200,7 @@ public final class CommandRunner implements AutoCloseable {
             }
         } finally {
             shell.tree().terminate(Duration.ZERO);
+            sweep.end();
         }
     }
 

@@ -30,9 +30,17 @@ public final class JobManager implements AutoCloseable {
     private final int maxRunning;
     private final int maxKept;
     private final Map<String, Entry> jobs = new LinkedHashMap<>();
+    private final IdleSweep sweep;
     private boolean closed;
 
     public JobManager(Map<String, String> environment, int logCapacity, Duration killGrace, int maxRunning, int maxKept) {
+        this(environment, logCapacity, killGrace, maxRunning, maxKept, IdleSweep.NONE);
+    }
+
+    /** As above; each job takes part in {@code sweep} until its process exits. */
+    public JobManager(Map<String, String> environment, int logCapacity, Duration killGrace, int maxRunning, int maxKept,
+            IdleSweep sweep) {
+        this.sweep = sweep;
         this.environment = Map.copyOf(environment);
         this.logCapacity = logCapacity;
         this.killGrace = killGrace;
@@ -87,7 +95,15 @@ public final class JobManager implements AutoCloseable {
             throw new TooManyJobsException(maxRunning);
         }
         forgetOldest();
-        SessionShell.Started shell = SessionShell.start(command, workingDirectory, environment, false, true);
+        sweep.begin();
+        SessionShell.Started shell;
+        try {
+            shell = SessionShell.start(command, workingDirectory, environment, false, true);
+        } catch (IOException | RuntimeException e) {
+            sweep.end();
+            throw e;
+        }
+        shell.process().onExit().thenRun(sweep::end);
         String id = "job-" + HexFormat.of().toHexDigits(RANDOM.nextInt());
         Entry entry = new Entry(id, command, cwdLabel, shell.process(), shell.tree());
         jobs.put(id, entry);

@@ -133,7 +133,9 @@ public final class RunnerClient implements ToolExecutor {
                 while (true) {
                     Map<String, Object> line = reader.next();
                     if (line == null) {
-                        throw new Unanswered(broken("it closed the connection without an answer"));
+                        throw new Unanswered("the runner stopped before it answered (a command may have killed it; "
+                                + "it is restarted within seconds); the call's outcome is unknown. Check with list_jobs "
+                                + "or read the files before repeating it");
                     }
                     if (!line.containsKey("progress")) {
                         return line;

@@ -49,6 +49,13 @@ class CommandRunnerTest {
     }
 
     @Test
+    void commandsAreTheOomKillersFirstChoiceAndGetTheirCommandLineUntouched() throws Exception {
+        CommandResult result = run("cat /proc/self/oom_score_adj; sh -c 'cat /proc/self/oom_score_adj'; "
+                + "printf '%s|' \"$0\" '$1' \"a  b\"", 10);
+        assertThat(result.stdout().text()).isEqualTo("1000\n1000\n/bin/sh|$1|a  b|");
+    }
+
+    @Test
     void stdinIsClosed() throws Exception {
         CommandResult result = run("cat; read line; echo \"read=$?\"", 10);
         assertThat(result.timedOut()).isFalse();

@@ -149,7 +149,7 @@ class RunnerClientTest {
                         .writeLine(out, "{\"v\":1,\"reply\":{\"error\":false,\"text\":\"x\"}}"), "without its structured"),
                 Arguments.of("deeply nested JSON", (HostileRunner.Behaviour) (in, out) -> HostileRunner.writeLine(out,
                         "{\"v\":1,\"reply\":" + "[".repeat(20_000) + "]".repeat(20_000) + "}"), "broke the protocol"),
-                Arguments.of("a hang-up without an answer", (HostileRunner.Behaviour) (in, out) -> { }, "without an answer"),
+                Arguments.of("a hang-up without an answer", (HostileRunner.Behaviour) (in, out) -> { }, "stopped before it answered"),
                 Arguments.of("a line cut short", (HostileRunner.Behaviour) (in, out) -> out.write("{\"v\":1".getBytes()),
                         "without a newline"),
                 Arguments.of("silence", (HostileRunner.Behaviour) (in, out) -> Thread.sleep(Duration.ofMinutes(5)),
@@ -187,7 +187,7 @@ class RunnerClientTest {
             assertThat(fits.error()).as(fits.text()).isFalse();
             ToolResponse over = client(socket).execute("echo", Map.of("text", "x".repeat(1100)), Progress.NONE);
             assertThat(over.error()).isTrue();
-            assertThat(over.text()).contains("without an answer");
+            assertThat(over.text()).contains("stopped before it answered");
         }
     }
 }

@@ -9,32 +9,36 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The server as deployed: the {@code sandbox-mcp:local} image with the compose file's flags
- * (read-only root, no capabilities, 1 GiB, 2 CPUs, /tmp tmpfs noexec). Measures the time from
- * {@code docker start} to the first healthy answer, the server's idle RSS, and plain-client round
- * trips through the published loopback port.
+ * The pair as deployed: the server and runner images with the compose file's flags (read-only
+ * roots, no capabilities, the runner without network, the socket on a shared tmpfs volume).
+ * Measures the time from {@code docker start} of both to the first answer that says the runner
+ * is ok too, each JVM's idle RSS, and plain-client round trips through the published port.
  */
 final class ContainerRun implements AutoCloseable {
 
-    static final String IMAGE = "sandbox-mcp:local";
+    static final String SERVER_IMAGE = "sandbox-mcp-server:local";
+    static final String RUNNER_IMAGE = "sandbox-mcp-runner:local";
 
     final long startMillis;
     final double idleRssMib;
+    final double runnerRssMib;
     final String mcpUrl;
     private final String name;
     private final Path workspace;
 
-    private ContainerRun(String name, Path workspace, long startMillis, double idleRssMib, String mcpUrl) {
+    private ContainerRun(String name, Path workspace, long startMillis, double idleRssMib, double runnerRssMib,
+            String mcpUrl) {
         this.name = name;
         this.workspace = workspace;
         this.startMillis = startMillis;
         this.idleRssMib = idleRssMib;
+        this.runnerRssMib = runnerRssMib;
         this.mcpUrl = mcpUrl;
     }
 
     static boolean imageAvailable() {
         try {
-            Processes.run(List.of("docker", "image", "inspect", IMAGE));
+            Processes.run(List.of("docker", "image", "inspect", SERVER_IMAGE, RUNNER_IMAGE));
             return true;
         } catch (Exception e) {
             return false;
@@ -52,19 +56,34 @@ final class ContainerRun implements AutoCloseable {
         }
         int port = Processes.freePort();
         String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
-        Processes.run(List.of("docker", "create", "--name", name, "--init", "--read-only", "--cap-drop", "ALL",
-                "--security-opt", "no-new-privileges:true", "--pids-limit", "128", "--memory", "1g", "--cpus", "2",
-                "--user", "1000:1000", "--tmpfs", "/tmp:rw,noexec,nosuid,nodev,size=256m,uid=1000,gid=1000",
-                "-v", workspace + ":/workspace:rw", "-e", "MCP_AUTH_TOKEN_SHA256=" + digest,
-                "-p", "127.0.0.1:" + port + ":8000", IMAGE));
+        List<String> locked = List.of("--init", "--read-only", "--cap-drop", "ALL", "--security-opt",
+                "no-new-privileges:true", "-v", name + ":/run/sandbox-mcp");
+        Processes.run(List.of("docker", "volume", "create", "--driver", "local", "--opt", "type=tmpfs", "--opt",
+                "device=tmpfs", "--opt", "o=mode=1777,size=1m", name));
+        List<String> runner = new java.util.ArrayList<>(List.of("docker", "create", "--name", name + "-runner",
+                "--pids-limit", "128", "--memory", "1g", "--cpus", "2", "--network", "none", "--user", "1000:1000",
+                "--tmpfs", "/tmp:rw,noexec,nosuid,nodev,size=256m,uid=1000,gid=1000", "--shm-size", "16m",
+                "-e", "MCP_RUNNER_SWEEP_ALL=true", "-v", workspace + ":/workspace:rw"));
+        runner.addAll(locked);
+        runner.add(RUNNER_IMAGE);
+        Processes.run(runner);
+        List<String> server = new java.util.ArrayList<>(List.of("docker", "create", "--name", name, "--pids-limit", "64",
+                "--memory", "512m", "--cpus", "1", "--user", "65532:65532",
+                "--tmpfs", "/tmp:rw,noexec,nosuid,nodev,size=16m,uid=65532,gid=65532",
+                "-e", "MCP_AUTH_TOKEN_SHA256=" + digest, "-p", "127.0.0.1:" + port + ":8000"));
+        server.addAll(locked);
+        server.add(SERVER_IMAGE);
+        Processes.run(server);
         try {
             long started = System.nanoTime();
-            Processes.run(List.of("docker", "start", name));
+            Processes.run(List.of("docker", "start", name + "-runner", name));
             long millis = Processes.millisUntilAnswers(started,
-                    () -> Processes.healthy("http://127.0.0.1:" + port + "/healthz"), Duration.ofSeconds(60));
+                    () -> Processes.body("http://127.0.0.1:" + port + "/healthz").contains("\"runner\":\"ok\""),
+                    Duration.ofSeconds(60));
             Thread.sleep(2_000);
-            double rss = Processes.rssMib(serverPid(name));
-            return new ContainerRun(name, workspace, millis, rss, "http://127.0.0.1:" + port + basePath + "/mcp");
+            double rss = Processes.rssMib(javaPid(name));
+            double runnerRss = Processes.rssMib(javaPid(name + "-runner"));
+            return new ContainerRun(name, workspace, millis, rss, runnerRss, "http://127.0.0.1:" + port + basePath + "/mcp");
         } catch (Exception e) {
             remove(name);
             deleteTree(workspace);
@@ -73,7 +92,7 @@ final class ContainerRun implements AutoCloseable {
     }
 
     /** The host pid of the container's java process (the init is its parent). */
-    private static long serverPid(String name) throws Exception {
+    private static long javaPid(String name) throws Exception {
         for (String line : Processes.run(List.of("docker", "top", name, "-eo", "pid,comm")).lines().skip(1).toList()) {
             String[] fields = line.strip().split("\\s+");
             if (fields.length == 2 && fields[1].equals("java")) {
@@ -85,7 +104,8 @@ final class ContainerRun implements AutoCloseable {
 
     private static void remove(String name) {
         try {
-            Processes.run(List.of("docker", "rm", "-f", name));
+            Processes.run(List.of("docker", "rm", "-f", name, name + "-runner"));
+            Processes.run(List.of("docker", "volume", "rm", "-f", name));
         } catch (Exception ignored) {
             // already gone
         }

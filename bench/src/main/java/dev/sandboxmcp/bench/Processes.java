@@ -62,6 +62,19 @@ final class Processes {
         }
     }
 
+    /** The body of a GET, or "" when nothing answers. */
+    static String body(String url) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
     static boolean listening(int port) {
         try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
             return true;
@@ -78,6 +91,19 @@ final class Processes {
             }
         }
         throw new IOException("no VmRSS for " + pid);
+    }
+
+    /** The RSS of a process and all its descendants (the server and the runner it started). */
+    static double treeRssMib(long pid) throws IOException {
+        double total = rssMib(pid);
+        for (ProcessHandle child : ProcessHandle.of(pid).map(p -> p.descendants().toList()).orElse(List.of())) {
+            try {
+                total += rssMib(child.pid());
+            } catch (IOException gone) {
+                // a command that ended meanwhile
+            }
+        }
+        return total;
     }
 
     static String run(List<String> command) throws IOException, InterruptedException {

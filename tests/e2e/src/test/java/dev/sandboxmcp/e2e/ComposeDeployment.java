@@ -22,17 +22,21 @@ import java.util.concurrent.TimeUnit;
 import org.testcontainers.DockerClientFactory;
 
 /**
- * The real image started by the real compose file (infra/compose/compose.yaml) through the
- * local compose binary, under names and a port of its own so it never collides with a
- * deployment left by {@code make up}. Closing it runs {@code compose down}.
+ * The real images started by the real compose file (infra/compose/compose.yaml) through the
+ * local compose binary: the server and the runner, under names and a port of their own so they
+ * never collide with a deployment left by {@code make up}. Closing it runs {@code compose down}.
  */
 final class ComposeDeployment implements AutoCloseable {
 
-    static final String IMAGE = System.getProperty("sandbox.image", "sandbox-mcp:local");
+    static final String SERVER_IMAGE = System.getProperty("sandbox.server.image", "sandbox-mcp-server:local");
+    static final String RUNNER_IMAGE = System.getProperty("sandbox.runner.image", "sandbox-mcp-runner:local");
+    static final int SERVER_UID = 65532;
     static final String BASE = "/mcp-sandbox";
 
     final String project;
+    /** The server's container (HTTP); {@link #runner} is the runner's (commands and files). */
     final String container;
+    final String runner;
     final String network;
     final int port;
     final Path workspace;
@@ -45,6 +49,7 @@ final class ComposeDeployment implements AutoCloseable {
     private ComposeDeployment(String suffix) throws IOException, InterruptedException {
         this.project = "sandbox-mcp-e2e-" + suffix;
         this.container = project;
+        this.runner = project + "-runner";
         this.network = project + "-net";
         this.port = freePort();
         this.workspace = Files.createTempDirectory("sandbox-mcp-e2e-workspace-");
@@ -54,7 +59,8 @@ final class ComposeDeployment implements AutoCloseable {
         new SecureRandom().nextBytes(random);
         this.token = HexFormat.of().formatHex(random);
         this.env = Map.of(
-                "SANDBOX_IMAGE", IMAGE,
+                "SANDBOX_SERVER_IMAGE", SERVER_IMAGE,
+                "SANDBOX_RUNNER_IMAGE", RUNNER_IMAGE,
                 "SANDBOX_CONTAINER", container,
                 "SANDBOX_NETWORK", network,
                 "SANDBOX_PORT", Integer.toString(port),
@@ -69,7 +75,7 @@ final class ComposeDeployment implements AutoCloseable {
     static ComposeDeployment start(String suffix) throws Exception {
         requireImage();
         ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid());
-        deployment.compose("down", "--remove-orphans");
+        deployment.compose("down", "--volumes", "--remove-orphans");
         Commands.Result up = deployment.compose("up", "-d");
         if (up.exitCode() != 0) {
             deployment.close();
@@ -79,12 +85,29 @@ final class ComposeDeployment implements AutoCloseable {
         return deployment;
     }
 
-    static void requireImage() {
+    /** Whether /healthz answers 200 and says the runner is ok too. */
+    boolean pairHealthy() {
         try {
-            DockerClientFactory.instance().client().inspectImageCmd(IMAGE).exec();
-        } catch (RuntimeException e) {
-            throw new AssertionError("image " + IMAGE + " is missing: build it with `make image` (make test does this "
-                    + "whenever a Docker daemon answers)", e);
+            HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create(baseUrl() + "/healthz")).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 && response.body().contains("\"runner\":\"ok\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    static void requireImage() {
+        for (String image : List.of(SERVER_IMAGE, RUNNER_IMAGE)) {
+            try {
+                DockerClientFactory.instance().client().inspectImageCmd(image).exec();
+            } catch (RuntimeException e) {
+                throw new AssertionError("image " + image + " is missing: build it with `make image` (make test does this "
+                        + "whenever a Docker daemon answers)", e);
+            }
         }
     }
 
@@ -113,19 +136,25 @@ final class ComposeDeployment implements AutoCloseable {
     void awaitHealthy(Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (health() == 200) {
+            if (pairHealthy()) {
                 return;
             }
             TimeUnit.MILLISECONDS.sleep(200);
         }
-        throw new AssertionError("container did not become healthy in " + timeout + ":\n" + logs());
+        throw new AssertionError("the pair did not become healthy in " + timeout + ":\n" + logs() + "\n--- runner:\n"
+                + logs(runner));
     }
 
+    /** The server's log. */
     String logs() throws IOException, InterruptedException {
+        return logs(container);
+    }
+
+    static String logs(String container) throws IOException, InterruptedException {
         return Commands.run(List.of("docker", "logs", "--tail", "200", container), 30).output();
     }
 
-    /** The container's IP address on its own network. */
+    /** The server container's IP address on its own network. */
     String ipAddress() throws IOException, InterruptedException {
         Commands.Result inspect = Commands.run(List.of("docker", "inspect", "-f",
                 "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", container), 30);
@@ -135,7 +164,7 @@ final class ComposeDeployment implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        Commands.Result down = compose("down", "--remove-orphans", "--timeout", "10");
+        Commands.Result down = compose("down", "--volumes", "--remove-orphans", "--timeout", "10");
         if (down.exitCode() != 0) {
             System.err.println("compose down failed for " + project + ":\n" + down.output());
         }

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** Faults from outside the server: restarts, a container killed mid-write, a full disk. */
+/** Faults from outside: restarts, a frozen server, a runner killed mid-write, a full disk. */
 @RequiresDocker
 class FaultsTest {
 
@@ -58,32 +58,17 @@ class FaultsTest {
     }
 
     @Test
-    void commandThatKillsEveryProcessOfItsUserDownsTheServerOnlyUntilDockerRestartsIt() throws Exception {
-        // Commands run as the server's user, so `kill -9 -1` reaches the server too; the init
-        // then exits and the compose restart policy brings the container back.
-        try (ComposeDeployment deployment = ComposeDeployment.start("killall");
-                McpSyncClient client = Mcp.streamable(ORIGIN_HOST + deployment.port, ComposeDeployment.BASE, deployment.token)) {
-            assertThat(Mcp.stdout(client, "echo before")).isEqualTo("before\n");
-            try {
-                Mcp.run(client, "kill -9 -1", 10);
-            } catch (RuntimeException expected) {
-                // the call dies with the server
-            }
-            deployment.awaitHealthy(java.time.Duration.ofSeconds(60));
-            assertThat(Mcp.stdout(client, "echo after")).isEqualTo("after\n");
-            Commands.Result restarts = Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", deployment.container), 30);
-            assertThat(Integer.parseInt(restarts.output().strip())).isPositive();
-        }
-    }
-
-    @Test
     void frozenServerIsRestartedByItsHealthCheckWithinAMinute() throws Exception {
         // Docker's restart policy ignores "unhealthy"; the image's health check must do it.
         try (ComposeDeployment deployment = ComposeDeployment.start("frozen");
                 McpSyncClient client = Mcp.streamable(ORIGIN_HOST + deployment.port, ComposeDeployment.BASE, deployment.token)) {
             assertThat(Mcp.stdout(client, "echo before")).isEqualTo("before\n");
-            Commands.Result stop = Commands.run(List.of("docker", "exec", deployment.container,
-                    "pkill", "-STOP", "-f", "dev.sandboxmcp.Main"), 30);
+            // The server's JVM is the only child of its container's init; the host sees both.
+            String init = Commands.run(List.of("docker", "inspect", "-f", "{{.State.Pid}}", deployment.container), 30)
+                    .output().strip();
+            String jvm = Commands.run(List.of("pgrep", "-P", init), 30).output().strip();
+            assertThat(jvm).matches("[0-9]+");
+            Commands.Result stop = Commands.run(List.of("kill", "-STOP", jvm), 30);
             assertThat(stop.exitCode()).as(stop.output()).isZero();
             long frozen = System.nanoTime();
             assertThat(deployment.health()).as("a stopped server does not answer").isNotEqualTo(200);
@@ -118,7 +103,8 @@ class FaultsTest {
                 }
             });
             Thread.sleep(1_500);
-            Commands.Result kill = Commands.run(List.of("docker", "kill", "-s", "KILL", deployment.container), 60);
+            // The runner writes the files.
+            Commands.Result kill = Commands.run(List.of("docker", "kill", "-s", "KILL", deployment.runner), 60);
             stop.set(true);
             assertThat(kill.exitCode()).as(kill.output()).isZero();
             writer.get(60, TimeUnit.SECONDS);
@@ -126,7 +112,7 @@ class FaultsTest {
             String onDisk = Files.readString(deployment.workspace.resolve("doc.txt"));
             assertThat(versions).as("the file is one whole version").contains(onDisk);
 
-            Commands.Result start = Commands.run(List.of("docker", "start", deployment.container), 60);
+            Commands.Result start = Commands.run(List.of("docker", "start", deployment.runner), 60);
             assertThat(start.exitCode()).as(start.output()).isZero();
             deployment.awaitHealthy(java.time.Duration.ofSeconds(60));
             try (McpSyncClient client = Mcp.streamable(origin, ComposeDeployment.BASE, deployment.token)) {
@@ -143,13 +129,27 @@ class FaultsTest {
         String token = "full-disk-token-" + "0123456789abcdefghijklmnopqrstuvwxyz";
         int uid = Repo.sandboxUid();
         int gid = Repo.sandboxGid();
-        Commands.run(List.of("docker", "rm", "-f", name), 60);
-        Commands.Result run = Commands.run(List.of("docker", "run", "-d", "--name", name, "--init", "--read-only",
-                "--cap-drop", "ALL", "--security-opt", "no-new-privileges:true", "--user", uid + ":" + gid,
+        List<String> removeAll = List.of("docker", "rm", "-f", name, name + "-runner");
+        Commands.run(removeAll, 60);
+        Commands.run(List.of("docker", "volume", "rm", "-f", name), 60);
+        Commands.Result volume = Commands.run(List.of("docker", "volume", "create", "--driver", "local", "--opt", "type=tmpfs",
+                "--opt", "device=tmpfs", "--opt", "o=mode=1777,size=1m", name), 60);
+        assertThat(volume.exitCode()).as(volume.output()).isZero();
+        List<String> locked = List.of("--init", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges:true",
+                "-v", name + ":/run/sandbox-mcp");
+        List<String> runner = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", name + "-runner",
+                "--network", "none", "--user", uid + ":" + gid,
                 "--tmpfs", "/tmp:rw,noexec,nosuid,nodev,size=64m,uid=" + uid + ",gid=" + gid,
-                "--tmpfs", "/workspace:rw,nosuid,nodev,size=1m,uid=" + uid + ",gid=" + gid,
-                "-e", "MCP_AUTH_TOKEN_SHA256=" + ComposeDeployment.sha256Hex(token),
-                "-p", "127.0.0.1::8000", ComposeDeployment.IMAGE), 120);
+                "--tmpfs", "/workspace:rw,nosuid,nodev,size=1m,uid=" + uid + ",gid=" + gid));
+        runner.addAll(locked);
+        runner.add(ComposeDeployment.RUNNER_IMAGE);
+        Commands.Result runRunner = Commands.run(runner, 120);
+        assertThat(runRunner.exitCode()).as(runRunner.output()).isZero();
+        List<String> server = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", name,
+                "-e", "MCP_AUTH_TOKEN_SHA256=" + ComposeDeployment.sha256Hex(token), "-p", "127.0.0.1::8000"));
+        server.addAll(locked);
+        server.add(ComposeDeployment.SERVER_IMAGE);
+        Commands.Result run = Commands.run(server, 120);
         assertThat(run.exitCode()).as(run.output()).isZero();
         try {
             String port = Commands.run(List.of("docker", "port", name, "8000/tcp"), 30).output().strip().replaceAll(".*:", "");
@@ -166,6 +166,7 @@ class FaultsTest {
                     Thread.sleep(250);
                 }
             }
+            awaitRunner(origin + ComposeDeployment.BASE + "/healthz");
             try (McpSyncClient c = client) {
                 String small = "keep me\n".repeat(40_000); // 320 KB
                 assertThat(c.callTool(new CallToolRequest("write_file", Map.of("path", "a.txt", "content", small))).isError())
@@ -181,7 +182,28 @@ class FaultsTest {
                 assertThat(structured.get("content")).isEqualTo(small);
             }
         } finally {
-            Commands.run(List.of("docker", "rm", "-f", name), 60);
+            Commands.run(removeAll, 60);
+            Commands.run(List.of("docker", "volume", "rm", "-f", name), 60);
+        }
+    }
+
+    /** Waits until the server says its runner answers. */
+    static void awaitRunner(String healthUrl) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(healthUrl)).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                if (body.contains("\"runner\":\"ok\"")) {
+                    return;
+                }
+            } catch (java.io.IOException notYet) {
+                // starting
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the runner did not come up in 60 s");
+            }
+            Thread.sleep(250);
         }
     }
 }

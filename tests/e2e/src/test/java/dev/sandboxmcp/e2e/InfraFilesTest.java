@@ -60,17 +60,28 @@ class InfraFilesTest {
     @SuppressWarnings("unchecked")
     void composeFileHasTheLockedDownFlags() throws Exception {
         Map<String, Object> compose = new Yaml().load(Files.readString(Repo.path("infra/compose/compose.yaml")));
-        Map<String, Object> service = map(map(compose, "services"), "sandbox-mcp");
-        assertThat(service).containsEntry("read_only", true).containsEntry("init", true)
-                .containsEntry("pids_limit", 128).containsEntry("mem_limit", "1g").containsEntry("cpus", 2)
-                .containsEntry("restart", "unless-stopped")
-                .doesNotContainKeys("privileged", "cap_add", "env_file", "network_mode");
-        assertThat((List<String>) service.get("cap_drop")).containsExactly("ALL");
-        assertThat((List<String>) service.get("security_opt")).containsExactly("no-new-privileges:true");
-        assertThat((List<String>) service.get("tmpfs")).singleElement().asString()
-                .startsWith("/tmp:rw,noexec,nosuid,nodev,size=256m,");
-        assertThat((List<String>) service.get("volumes")).singleElement().asString().endsWith(":/workspace:rw");
-        assertThat((List<String>) service.get("ports")).containsExactly("127.0.0.1:${SANDBOX_PORT:-18080}:8000");
+        for (String name : List.of("server", "runner")) {
+            Map<String, Object> service = map(map(compose, "services"), name);
+            assertThat(service).as(name).containsEntry("read_only", true).containsEntry("init", true)
+                    .containsEntry("restart", "unless-stopped")
+                    .doesNotContainKeys("privileged", "cap_add", "env_file", "pid", "ipc");
+            assertThat((List<String>) service.get("cap_drop")).containsExactly("ALL");
+            assertThat((List<String>) service.get("security_opt")).containsExactly("no-new-privileges:true");
+            assertThat((List<String>) service.get("tmpfs")).singleElement().asString().startsWith("/tmp:rw,noexec,nosuid,nodev,");
+            assertThat(map(service, "healthcheck").get("test").toString()).contains("/app/bin/healthcheck.sh", name);
+        }
+        Map<String, Object> runner = map(map(compose, "services"), "runner");
+        assertThat(runner).containsEntry("pids_limit", 128).containsEntry("mem_limit", "1g").containsEntry("cpus", 2)
+                .containsEntry("network_mode", "none").doesNotContainKeys("ports", "networks");
+        assertThat((List<String>) runner.get("volumes")).hasSize(2).anyMatch(v -> v.endsWith(":/workspace:rw"))
+                .anyMatch(v -> v.equals("channel:/run/sandbox-mcp"));
+        assertThat(map(runner, "environment")).doesNotContainKeys("MCP_AUTH_TOKEN", "MCP_AUTH_TOKEN_SHA256");
+        Map<String, Object> server = map(map(compose, "services"), "server");
+        assertThat(server).containsEntry("pids_limit", 64).containsEntry("mem_limit", "512m");
+        assertThat((List<String>) server.get("volumes")).containsExactly("channel:/run/sandbox-mcp");
+        assertThat((List<String>) server.get("ports")).containsExactly("127.0.0.1:${SANDBOX_PORT:-18080}:8000");
+        assertThat(server.get("user").toString()).doesNotContain("SANDBOX_UID");
+        assertThat(map(map(map(compose, "volumes"), "channel"), "driver_opts")).containsEntry("type", "tmpfs");
         Map<String, Object> network = map(map(compose, "networks"), "sandbox-mcp-net");
         assertThat(map(network, "driver_opts")).containsEntry("com.docker.network.bridge.enable_icc", "false")
                 .containsEntry("com.docker.network.bridge.enable_ip_masquerade", "false");
@@ -85,7 +96,8 @@ class InfraFilesTest {
             installed = false;
         }
         assumeTrue(installed, "SKIPPED: shellcheck is not installed (apt-get install shellcheck; .ci/run installs it)");
-        Commands.Result result = Commands.run(List.of("shellcheck", "infra/image/build-base.sh", "infra/traefik/render.sh",
+        Commands.Result result = Commands.run(List.of("shellcheck", "infra/image/build-base.sh", "infra/image/train-aot.sh",
+                "infra/image/healthcheck.sh", "infra/traefik/render.sh",
                 "infra/tailscale/funnel.sh", ".ci/run"), Map.of(), Repo.root(), 60);
         assertThat(result.exitCode()).as(result.output()).isZero();
     }

@@ -1,0 +1,223 @@
+package dev.sandboxmcp.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
+
+/**
+ * The split deployment from the attacker's side: a prompt-injected assistant with the token runs
+ * commands in the runner and tries to reach the server, its secret, the host and the network.
+ * Each test gets a fresh pair, since several of them take the runner down on purpose.
+ */
+@RequiresDocker
+class PrivilegeSeparationTest {
+
+    ComposeDeployment deployment;
+    McpSyncClient client;
+
+    @BeforeEach
+    void start() throws Exception {
+        deployment = ComposeDeployment.start("privsep");
+        client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (client != null) {
+            client.close();
+        }
+        if (deployment != null) {
+            deployment.close();
+        }
+    }
+
+    String sh(String command) {
+        return Mcp.stdout(client, command);
+    }
+
+    /** A shell expression that makes {@code secret} at run time from two halves, so the command line never holds it. */
+    static String split(String secret) {
+        int half = secret.length() / 2;
+        return "\"" + secret.substring(0, half) + "\"\"" + secret.substring(half) + "\"";
+    }
+
+    int restarts(String container) throws Exception {
+        return Integer.parseInt(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", container), 30)
+                .output().strip());
+    }
+
+    @Test
+    void attachSignalsAndASearchOfEverythingReadableFindNeitherTheTokenNorItsDigest() throws Exception {
+        String digest = ComposeDeployment.sha256Hex(deployment.token);
+        // The attach handshake against every JVM a command can see (only the runner's), then a
+        // search of every readable file and process environment for the secret and its digest.
+        String report = sh("for p in $(pgrep -x java); do touch /proc/$p/cwd/.attach_pid$p /tmp/.attach_pid$p 2>/dev/null; "
+                + "kill -QUIT $p; done; sleep 2; ls /tmp/.java_pid* 2>/dev/null | sed 's/^/attach-socket: /'; "
+                + "t=" + split(deployment.token) + "; d=" + split(digest) + "; "
+                // Patterns on standard input (printf is a builtin), so no process's arguments hold them.
+                + "printf '%s\\n%s\\n' \"$t\" \"$d\" | grep -rlsF -f - / --exclude-dir=proc --exclude-dir=sys "
+                + "--exclude-dir=dev 2>/dev/null | sed 's/^/file: /'; "
+                + "for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' '\\n' < $f 2>/dev/null; done > /tmp/procs; "
+                + "printf '%s\\n%s\\n' \"$t\" \"$d\" | grep -F -f - /tmp/procs | sed 's/^/process: /'; rm -f /tmp/procs; "
+                + "echo searched");
+        assertThat(report).isEqualTo("searched\n");
+        assertThat(deployment.pairHealthy()).isTrue();
+    }
+
+    @Test
+    void stoppingEveryProcessACommandCanSeeLeavesTheServerAnsweringAndTheRunnerComesBack() throws Exception {
+        AtomicInteger serverAnswers = new AtomicInteger();
+        AtomicInteger serverFailures = new AtomicInteger();
+        CompletableFuture<Void> watch = watchServer(Duration.ofSeconds(25), serverAnswers, serverFailures);
+        // Whatever the runner makes of it (the kernel resumes a stopped orphaned process group
+        // when the command exits), the server is out of reach and the runner recovers.
+        client.callTool(new McpSchema.CallToolRequest("run_command", Map.of(
+                "command", "for p in $(ls /proc | grep -E '^[0-9]+$'); do [ $p != $$ ] && kill -STOP $p 2>/dev/null; done; "
+                        + "echo stopped", "timeout_seconds", 5)));
+        watch.join();
+        assertThat(serverFailures).as("the server answered /healthz throughout").hasValue(0);
+        assertThat(serverAnswers.get()).isPositive();
+        awaitCommands(Duration.ofSeconds(75));
+        assertThat(restarts(deployment.container)).isZero();
+    }
+
+    @Test
+    void frozenRunnerGivesCallsAClearErrorAndItsHealthCheckRestartsIt() throws Exception {
+        String init = Commands.run(List.of("docker", "inspect", "-f", "{{.State.Pid}}", deployment.runner), 30).output().strip();
+        String jvm = Commands.run(List.of("pgrep", "-P", init, "-x", "java"), 30).output().strip();
+        assertThat(jvm).matches("[0-9]+");
+        assertThat(Commands.run(List.of("kill", "-STOP", jvm), 30).exitCode()).isZero();
+        McpSchema.CallToolResult frozen = client.callTool(new McpSchema.CallToolRequest("run_command",
+                Map.of("command", "echo hi", "timeout_seconds", 1)));
+        assertThat(frozen.isError()).isTrue();
+        assertThat(frozen.content().toString()).contains("did not answer within");
+        assertThat(deployment.health()).isEqualTo(200);
+        awaitCommands(Duration.ofSeconds(75));
+        assertThat(restarts(deployment.runner)).isPositive();
+        assertThat(restarts(deployment.container)).isZero();
+        assertThat(ComposeDeployment.logs(deployment.runner)).contains("failed probes in a row");
+    }
+
+    /** Waits until a command runs again (the runner restarted, or was never down). */
+    void awaitCommands(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            McpSchema.CallToolResult result = client.callTool(new McpSchema.CallToolRequest("run_command",
+                    Map.of("command", "echo after", "timeout_seconds", 5)));
+            if (!Boolean.TRUE.equals(result.isError())) {
+                assertThat(result.content().toString()).contains("after");
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no command ran within " + timeout + ": " + result.content());
+            }
+            Thread.sleep(1_000);
+        }
+    }
+
+    @Test
+    void killingEveryProcessOfItsUserTakesOnlyTheRunnerDown() throws Exception {
+        McpSchema.CallToolResult killed = client.callTool(new McpSchema.CallToolRequest("run_command",
+                Map.of("command", "kill -9 -1", "timeout_seconds", 10)));
+        assertThat(killed.isError()).isTrue();
+        assertThat(killed.content().toString()).contains("runner");
+        // Meanwhile the server answers, with a clear error for calls and its own health.
+        assertThat(deployment.health()).isEqualTo(200);
+        awaitCommands(Duration.ofSeconds(60));
+        assertThat(restarts(deployment.runner)).isPositive();
+        assertThat(restarts(deployment.container)).isZero();
+    }
+
+    @Test
+    void escapedDaemonsAndAProcessHoldingEveryPidAreSweptAfterTheCommand() throws Exception {
+        Map<String, Object> escape = Mcp.run(client, "setsid env -i /bin/sh -c 'sleep 1000' </dev/null >/dev/null 2>&1 & "
+                + "setsid env -i /bin/sh -c 'while :; do sleep 1000 & done' </dev/null >/dev/null 2>&1 & "
+                + "sleep 2; echo planted", 20);
+        assertThat((String) escape.get("stdout")).contains("planted");
+        Thread.sleep(500);
+        assertThat(sh("echo next")).isEqualTo("next\n");
+        assertThat(sh("ps -e --no-headers | wc -l").strip())
+                .satisfies(n -> assertThat(Integer.parseInt(n)).as("processes left").isLessThan(10));
+        assertThat(sh("pgrep -c sleep || true").strip()).isEqualTo("0");
+    }
+
+    @Test
+    void memoryPressureInTheRunnerNeverKillsTheServer() throws Exception {
+        Map<String, Object> hog = Mcp.run(client, "head -c 200m /dev/zero > /tmp/fill; head -c 15m /dev/zero > /dev/shm/fill; "
+                + "cat /proc/self/oom_score_adj; "
+                + "head -c 2147483648 /dev/zero | awk 'BEGIN{RS=\"\\x01\"} {s=$0} END{print length(s)}'", 120);
+        assertThat((String) hog.get("stdout")).startsWith("1000\n");
+        assertThat((Integer) hog.get("exit_code")).as("the command was killed, not the runner").isNotZero();
+        assertThat(deployment.health()).isEqualTo(200);
+        assertThat(sh("echo alive")).isEqualTo("alive\n");
+        assertThat(restarts(deployment.container)).isZero();
+        assertThat(restarts(deployment.runner)).isZero();
+    }
+
+    @Test
+    void runnerReachesNothingNotTheGatewayNorTheHostNorTheServerNorANeighbour() throws Exception {
+        assertThat(sh("tail -n +2 /proc/net/route | wc -l").strip()).as("no routes").isEqualTo("0");
+        assertThat(sh("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")).isEqualTo("lo\n");
+        String gateway = Commands.run(List.of("docker", "network", "inspect", "-f",
+                "{{range .IPAM.Config}}{{.Gateway}}{{end}}", deployment.network), 30).output().strip();
+        assertThat(gateway).matches("[0-9.]+");
+        // A listener of the host's on every interface, as the homelab's Traefik would be.
+        try (ServerSocket host = new ServerSocket(0, 50, InetAddress.getByName("0.0.0.0"));
+                GenericContainer<?> canary = new GenericContainer<>(ComposeDeployment.SERVER_IMAGE)
+                        .withImagePullPolicy(name -> false)
+                        .withNetworkMode(deployment.network)
+                        .withEnv("MCP_AUTH_TOKEN_SHA256", ComposeDeployment.sha256Hex(deployment.token))
+                        .withCreateContainerCmdModifier(cmd -> cmd.withName(deployment.project + "-canary"))
+                        .waitingFor(Wait.forLogMessage(".*listening on.*\\n", 1).withStartupTimeout(Duration.ofSeconds(60)))) {
+            canary.start();
+            String canaryIp = canary.getContainerInfo().getNetworkSettings().getNetworks().get(deployment.network).getIpAddress();
+            HttpResponse<String> fromHost = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://" + canaryIp + ":8000/healthz")).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(fromHost.statusCode()).as("the canary answers the host").isEqualTo(200);
+            String serverIp = deployment.ipAddress();
+            for (String target : List.of(gateway + ":" + host.getLocalPort(), serverIp + ":8000", canaryIp + ":8000",
+                    "127.0.0.1:" + deployment.port)) {
+                Map<String, Object> probe = Mcp.run(client, "curl -sS -m 5 -o /dev/null -w '%{http_code}' http://" + target + "/", 30);
+                assertThat(probe.get("exit_code")).as("curl to %s from the runner must fail: %s", target, probe).isNotEqualTo(0);
+                assertThat((String) probe.get("stdout")).doesNotContain("200");
+            }
+        }
+    }
+
+    /** Polls the server's /healthz every 200 ms for {@code duration}, counting answers and failures. */
+    CompletableFuture<Void> watchServer(Duration duration, AtomicInteger answers, AtomicInteger failures) {
+        return CompletableFuture.runAsync(() -> {
+            long end = System.nanoTime() + duration.toNanos();
+            while (System.nanoTime() < end) {
+                if (deployment.health() == 200) {
+                    answers.incrementAndGet();
+                } else {
+                    failures.incrementAndGet();
+                }
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+    }
+}
