@@ -14,6 +14,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sandboxmcp.FifoSwapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -247,10 +248,16 @@ class WorkspaceTest {
 
     @Test
     void fifosAreRefusedInsteadOfBlocking() throws Exception {
-        Process mkfifo = new ProcessBuilder("mkfifo", root.resolve("pipe").toString()).start();
-        assertThat(mkfifo.waitFor()).isZero();
+        FifoSwapper.mkfifo(root.resolve("pipe"));
         assertThat(reasonOf(() -> read("pipe"))).isEqualTo(NOT_A_REGULAR_FILE);
+        assertThat(reasonOf(() -> workspace.openFile("pipe"))).isEqualTo(NOT_A_REGULAR_FILE);
         assertThat(reasonOf(() -> workspace.writeFile("pipe", new byte[0]))).isEqualTo(NOT_A_REGULAR_FILE);
+        assertThat(reasonOf(() -> workspace.appendFile("pipe", new byte[] {'x'}))).isEqualTo(NOT_A_REGULAR_FILE);
+        assertThat(reasonOf(() -> workspace.replaceIfUnchanged("pipe", new byte[0], new byte[] {'x'})))
+                .isEqualTo(NOT_A_REGULAR_FILE);
+        assertThat(reasonOf(() -> workspace.list("pipe", 1, true, 10))).isEqualTo(NOT_A_DIRECTORY);
+        assertThat(reasonOf(() -> read("pipe/x"))).isEqualTo(NOT_A_DIRECTORY);
+        assertThat(Files.isRegularFile(root.resolve("pipe"))).isFalse();
     }
 
     @Test
@@ -303,7 +310,7 @@ class WorkspaceTest {
                     assertThat(content).isEqualTo("inside");
                     insideReads++;
                 } catch (WorkspaceException expected) {
-                    assertThat(expected.reason()).isIn(ESCAPES_WORKSPACE, NOT_FOUND,
+                    assertThat(expected.reason()).isIn(ESCAPES_WORKSPACE, NOT_FOUND, CHANGED,
                             WorkspaceException.Reason.PARENT_MISSING, WorkspaceException.Reason.IO_ERROR);
                 }
                 try {
