@@ -13,7 +13,7 @@ final class TextDecoding {
     private TextDecoding() {
     }
 
-    static CharsetDecoder strictDecoder() {
+    private static CharsetDecoder strictDecoder() {
         return StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
@@ -41,6 +41,23 @@ final class TextDecoding {
         } catch (CharacterCodingException e) {
             return null;
         }
+    }
+
+    /**
+     * Where to cut {@code bytes[from, to)} so that no UTF-8 character is split: {@code to}, or the
+     * start of a character the range holds only part of. Invalid bytes are left for the decoder.
+     */
+    static int characterBoundary(byte[] bytes, int from, int to) {
+        int lead = to - 1;
+        while (lead > from && lead > to - 4 && (bytes[lead] & 0xC0) == 0x80) {
+            lead--;
+        }
+        if (lead < from) {
+            return to;
+        }
+        int b = bytes[lead] & 0xFF;
+        int length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+        return lead + length > to ? lead : to;
     }
 
     static String notUtf8(String path) {
