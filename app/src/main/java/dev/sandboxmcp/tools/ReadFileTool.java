@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
@@ -76,7 +77,7 @@ public final class ReadFileTool extends DefinedTool {
                     : e.getMessage();
             return ToolResponse.failure(path, hint);
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not read '" + path + "': " + e.getMessage());
+            return ToolResponse.failure(path, "could not read " + Names.quoted(path) + ": " + e.getMessage());
         }
     }
 
@@ -103,7 +104,7 @@ public final class ReadFileTool extends DefinedTool {
             case LinePager.Binary binary -> ToolResponse.failure(path, TextDecoding.binary(path));
             case LinePager.Page page -> {
                 if (first > page.totalLines() && page.totalLines() > 0) {
-                    yield ToolResponse.failure(path, "offset " + first + " is past the end: '" + path + "' has "
+                    yield ToolResponse.failure(path, "offset " + first + " is past the end: " + Names.quoted(path) + " has "
                             + page.totalLines() + " lines");
                 }
                 String content = TextDecoding.decode(page.content());
@@ -143,7 +144,7 @@ public final class ReadFileTool extends DefinedTool {
             text.append("[line ").append(cut.line()).append(" is ").append(cut.bytes()).append(" bytes, longer than a page of ")
                     .append(maxBytes).append(": cut after its first ").append(cut.kept()).append(" bytes. The rest starts at byte ")
                     .append(cut.restOffset()).append("; read it with run_command, e.g. tail -c +").append(cut.restOffset() + 1)
-                    .append(' ').append(shellWord(path)).append(" | head -c ").append(maxBytes).append("]\n");
+                    .append(' ').append(Names.display(shellWord(path))).append(" | head -c ").append(maxBytes).append("]\n");
         }
         text.append("[lines ").append(first).append('-').append(first + lines - 1).append(" of ").append(total);
         if (hasMore) {

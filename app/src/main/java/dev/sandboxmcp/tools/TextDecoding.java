@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.workspace.Names;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -61,10 +62,10 @@ final class TextDecoding {
     }
 
     static String notUtf8(String path) {
-        return "'" + path + "' is not valid UTF-8 text (a binary file?); inspect it with run_command, e.g. file, xxd or hexdump";
+        return Names.quoted(path) + " is not valid UTF-8 text (a binary file?); inspect it with run_command, e.g. file, xxd or hexdump";
     }
 
     static String binary(String path) {
-        return "'" + path + "' contains NUL bytes, so it is binary, not text; inspect it with run_command, e.g. file, xxd or hexdump";
+        return Names.quoted(path) + " contains NUL bytes, so it is binary, not text; inspect it with run_command, e.g. file, xxd or hexdump";
     }
 }

@@ -113,7 +113,7 @@ public final class Workspace implements Closeable {
         try (Walk walk = walk(name)) {
             Target target = walk.requireFinalName(name);
             BasicFileAttributes attrs = target.attributes()
-                    .orElseThrow(() -> new WorkspaceException(NOT_FOUND, "no such file: '" + name + "'"));
+                    .orElseThrow(() -> new WorkspaceException(NOT_FOUND, "no such file: " + Names.quoted(name)));
             requireRegularFile(name, attrs);
             return target.open(name, Access.READ);
         } catch (FileSystemException e) {
@@ -289,7 +289,7 @@ public final class Workspace implements Closeable {
                 OpenAt.close(fd);
             }
             if (expected != null && !holds(target, expected)) {
-                throw new WorkspaceException(CHANGED, "'" + name + "' changed while it was being edited (a command "
+                throw new WorkspaceException(CHANGED, Names.quoted(name) + " changed while it was being edited (a command "
                         + "or another call wrote it); nothing was written. Read it again and repeat the edit.");
             }
             dir.stream().move(Path.of(temp), dir.stream(), Path.of(target.name()));
@@ -299,7 +299,7 @@ public final class Workspace implements Closeable {
         } catch (IOException e) {
             String detail = e instanceof FileSystemException fse && fse.getReason() != null ? fse.getReason() : e.toString();
             throw new WorkspaceException(IO_ERROR,
-                    "could not write '" + name + "': " + detail + "; the file was left unchanged", e);
+                    "could not write " + Names.quoted(name) + ": " + detail + "; the file was left unchanged", e);
         } finally {
             if (created && !renamed) {
                 try {
@@ -332,7 +332,7 @@ public final class Workspace implements Closeable {
                 directory.force(true);
             }
         } catch (IOException e) {
-            throw new WorkspaceException(IO_ERROR, "wrote '" + name + "'"
+            throw new WorkspaceException(IO_ERROR, "wrote " + Names.quoted(name)
                     + ", but its directory could not be synced to disk, so the change may not survive a crash: " + e, e);
         }
     }
@@ -351,7 +351,7 @@ public final class Workspace implements Closeable {
             if (e instanceof FileSystemException fse) {
                 throw translate(name, fse);
             }
-            throw new WorkspaceException(IO_ERROR, "could not resolve '" + name + "': " + e.getMessage(), e);
+            throw new WorkspaceException(IO_ERROR, "could not resolve " + Names.quoted(name) + ": " + e.getMessage(), e);
         }
     }
 
@@ -363,7 +363,7 @@ public final class Workspace implements Closeable {
             throw new WorkspaceException(INVALID_PATH, "path contains a NUL byte");
         }
         if (name.startsWith("/")) {
-            throw new WorkspaceException(INVALID_PATH, "absolute paths are not accepted: '" + name + "'"
+            throw new WorkspaceException(INVALID_PATH, "absolute paths are not accepted: " + Names.quoted(name)
                     + "; give a path relative to the workspace root");
         }
         return splitComponents(name);
@@ -381,11 +381,11 @@ public final class Workspace implements Closeable {
 
     private static void requireRegularFile(String name, BasicFileAttributes attrs) throws WorkspaceException {
         if (attrs.isDirectory()) {
-            throw new WorkspaceException(IS_DIRECTORY, "'" + name + "' is a directory, not a file");
+            throw new WorkspaceException(IS_DIRECTORY, Names.quoted(name) + " is a directory, not a file");
         }
         if (!attrs.isRegularFile()) {
             throw new WorkspaceException(NOT_A_REGULAR_FILE,
-                    "'" + name + "' is not a regular file (a device, socket or FIFO)");
+                    Names.quoted(name) + " is not a regular file (a device, socket or FIFO)");
         }
     }
 
@@ -433,12 +433,12 @@ public final class Workspace implements Closeable {
 
     private static WorkspaceException tooLarge(String name, long size, int maxBytes) {
         String measured = size > maxBytes ? size + " bytes" : "more than " + maxBytes + " bytes";
-        return new WorkspaceException(TOO_LARGE, "'" + name + "' is " + measured + ", over the limit of " + maxBytes
+        return new WorkspaceException(TOO_LARGE, Names.quoted(name) + " is " + measured + ", over the limit of " + maxBytes
                 + " bytes; read part of it with run_command instead (head -c, tail, sed -n)");
     }
 
     private static WorkspaceException translate(String name, FileSystemException e) {
-        String shown = "'" + name + "'";
+        String shown = Names.quoted(name);
         if (e instanceof OpenAt.Failure failure) {
             return switch (failure.errno) {
                 case OpenAt.ENOENT -> new WorkspaceException(NOT_FOUND, "no such file: " + shown, e);
@@ -579,7 +579,7 @@ public final class Workspace implements Closeable {
                 Optional<BasicFileAttributes> attrs = lstat(dirs.peek(), part);
                 if (attrs.isPresent() && attrs.get().isSymbolicLink()) {
                     if (++linksFollowed > MAX_LINKS_FOLLOWED) {
-                        throw new WorkspaceException(TOO_MANY_LINKS, "'" + requested + "': more than "
+                        throw new WorkspaceException(TOO_MANY_LINKS, Names.quoted(requested) + ": more than "
                                 + MAX_LINKS_FOLLOWED + " symbolic links (a loop?)");
                     }
                     followLink(part, pending);
@@ -592,12 +592,12 @@ public final class Workspace implements Closeable {
                     return;
                 }
                 if (attrs.isEmpty()) {
-                    throw new WorkspaceException(PARENT_MISSING, "'" + requested + "': directory "
+                    throw new WorkspaceException(PARENT_MISSING, Names.quoted(requested) + ": directory "
                             + displayPath(part) + " does not exist; create it first (run_command mkdir -p)");
                 }
                 if (!attrs.get().isDirectory()) {
                     throw new WorkspaceException(NOT_A_DIRECTORY,
-                            "'" + requested + "': " + displayPath(part) + " is not a directory");
+                            Names.quoted(requested) + ": " + displayPath(part) + " is not a directory");
                 }
                 dirs.push(Directory.open(dirs.peek().fd(), part, Access.DIRECTORY));
                 dirNames.addLast(part);
@@ -606,7 +606,7 @@ public final class Workspace implements Closeable {
 
         private void up() throws IOException {
             if (dirs.size() == 1) {
-                throw new WorkspaceException(ESCAPES_WORKSPACE, "'" + requested + "'"
+                throw new WorkspaceException(ESCAPES_WORKSPACE, Names.quoted(requested)
                         + " leads outside the workspace; only paths beneath the workspace root are allowed");
             }
             dirs.pop().close();
@@ -616,8 +616,8 @@ public final class Workspace implements Closeable {
         private void followLink(String part, Deque<String> pending) throws IOException {
             String target = dirs.peek().readLink(part);
             if (target.startsWith("/")) {
-                throw new WorkspaceException(ESCAPES_WORKSPACE, "'" + requested + "': symbolic link "
-                        + displayPath(part) + " points to the absolute path '" + target + "'"
+                throw new WorkspaceException(ESCAPES_WORKSPACE, Names.quoted(requested) + ": symbolic link "
+                        + displayPath(part) + " points to the absolute path " + Names.quoted(target)
                         + ", outside the workspace; only links that stay inside are followed");
             }
             List<String> targetParts = splitComponents(target);
@@ -628,7 +628,7 @@ public final class Workspace implements Closeable {
 
         /** The component, with the directories walked so far, quoted for a message. */
         private String displayPath(String part) {
-            return "'" + (dirNames.isEmpty() ? part : String.join("/", dirNames) + "/" + part) + "'";
+            return Names.quoted(dirNames.isEmpty() ? part : String.join("/", dirNames) + "/" + part);
         }
 
         Path realPath() {
@@ -645,10 +645,10 @@ public final class Workspace implements Closeable {
                 return Path.of(".");
             }
             if (finalAttributes.isEmpty()) {
-                throw new WorkspaceException(NOT_FOUND, "no such directory: '" + name + "'");
+                throw new WorkspaceException(NOT_FOUND, "no such directory: " + Names.quoted(name));
             }
             if (!finalAttributes.get().isDirectory()) {
-                throw new WorkspaceException(NOT_A_DIRECTORY, "'" + name + "' is not a directory");
+                throw new WorkspaceException(NOT_A_DIRECTORY, Names.quoted(name) + " is not a directory");
             }
             return Path.of(finalName);
         }
@@ -660,7 +660,7 @@ public final class Workspace implements Closeable {
 
         Target requireFinalName(String name) throws WorkspaceException {
             if (finalName == null) {
-                throw new WorkspaceException(IS_DIRECTORY, "'" + name + "' is a directory, not a file");
+                throw new WorkspaceException(IS_DIRECTORY, Names.quoted(name) + " is a directory, not a file");
             }
             return new Target(dirs.peek(), finalName);
         }
