@@ -261,6 +261,35 @@ class WorkspaceTest {
     }
 
     @Test
+    void operationsLeaveNoDescriptorOpen() throws Exception {
+        FifoSwapper.mkfifo(root.resolve("pipe"));
+        Files.createSymbolicLink(root.resolve("link"), Path.of("src/main/App.java"));
+        Files.createSymbolicLink(root.resolve("escape"), Path.of("../outside/secret.txt"));
+        long before = openDescriptors();
+        for (int i = 0; i < 200; i++) {
+            read("src/main/App.java");
+            read("link");
+            workspace.openFile("hello.txt").close();
+            workspace.writeFile("src/main/New.java", "class New {}".getBytes(UTF_8));
+            workspace.appendFile("src/log.txt", "x".getBytes(UTF_8));
+            workspace.replaceIfUnchanged("src/main/New.java", "class New {}".getBytes(UTF_8), "class New {}".getBytes(UTF_8));
+            workspace.list(".", 3, true, 100);
+            workspace.resolveDirectory("src/main");
+            for (String refused : new String[] {"pipe", "escape", "no/such", "src", "hello.txt/x", "../x", "src/../.."}) {
+                reasonOf(() -> read(refused));
+                reasonOf(() -> workspace.appendFile(refused, new byte[] {'x'}));
+            }
+        }
+        assertThat(openDescriptors()).isEqualTo(before);
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    @Test
     void readLimitHoldsAtTheEdge() throws IOException {
         Files.write(root.resolve("exact"), new byte[LIMIT]);
         Files.write(root.resolve("over"), new byte[LIMIT + 1]);
