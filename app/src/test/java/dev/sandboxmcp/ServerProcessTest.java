@@ -8,9 +8,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -170,6 +173,35 @@ class ServerProcessTest {
         }
     }
 
+    @Test
+    void pageOfAThreeHundredMegabyteLineIsCutInASmallHeap() throws Exception {
+        // The old pager held a line until its newline: this call ended in OutOfMemoryError.
+        List<String> jvm = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), jvm)) {
+            long size = 300L * 1024 * 1024;
+            try (FileChannel file = FileChannel.open(server.workspace.resolve("one-line.txt"),
+                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer block = ByteBuffer.wrap("x".repeat(1024 * 1024).getBytes(StandardCharsets.US_ASCII));
+                for (long written = 0; written < size; written += block.capacity()) {
+                    file.write(block.clear());
+                }
+            }
+            long started = System.nanoTime();
+            String page = server.callTool("read_file", "{\"path\":\"one-line.txt\",\"offset\":1,\"limit\":1}");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf("read_file page of a %d-byte line: %d ms, %d-byte response%n", size, millis, page.length());
+            assertThat(page).doesNotContain("\"isError\":true").contains("\"line_truncated\":true")
+                    .contains("\"line_bytes\":" + size).contains("\"rest_byte_offset\":1048576")
+                    .contains("\"total_lines\":1").contains("longer than a page");
+            assertThat(page.length()).isLessThan(3 * 1024 * 1024);
+            assertThat(server.health()).isEqualTo(200);
+            assertThat(server.callTool("read_file", "{\"path\":\"one-line.txt\",\"offset\":1,\"limit\":1}"))
+                    .contains("\"line_truncated\":true");
+            assertThat(server.process.isAlive()).isTrue();
+            assertThat(server.output()).doesNotContain("OutOfMemoryError");
+        }
+    }
+
     Process launch(Map<String, String> env, List<String> jvmOptions) throws IOException {
         return serverProcess(env, jvmOptions).start();
     }
@@ -243,8 +275,13 @@ class ServerProcessTest {
         }
 
         String runCommand(String command) throws Exception {
-            String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"run_command\","
-                    + "\"arguments\":{\"command\":" + jsonString(command) + ",\"timeout_seconds\":60}}}";
+            return callTool("run_command", "{\"command\":" + jsonString(command) + ",\"timeout_seconds\":60}");
+        }
+
+        /** A tools/call of {@code tool} with {@code arguments} (JSON text); the response body. */
+        String callTool(String tool, String arguments) throws Exception {
+            String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
+                    + "\",\"arguments\":" + arguments + "}}";
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp-sandbox/mcp"))
                     .header("Authorization", "Bearer " + TOKEN)
                     .header("Content-Type", "application/json")

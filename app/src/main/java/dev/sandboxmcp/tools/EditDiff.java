@@ -8,6 +8,7 @@ import com.github.difflib.patch.Chunk;
 import com.github.difflib.patch.DeleteDelta;
 import com.github.difflib.patch.InsertDelta;
 import com.github.difflib.patch.Patch;
+import dev.sandboxmcp.workspace.Names;
 import java.util.List;
 
 /**
@@ -25,7 +26,7 @@ record EditDiff(String text, boolean truncated) {
     static EditDiff of(String path, String before, String after, int maxChars) {
         List<String> original = before.lines().toList();
         List<String> revised = after.lines().toList();
-        List<String> lines = UnifiedDiffUtils.generateUnifiedDiff("a/" + path, "b/" + path, original,
+        List<String> lines = UnifiedDiffUtils.generateUnifiedDiff(Names.display("a/" + path), Names.display("b/" + path), original,
                 patch(original, revised), 3);
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < lines.size(); i++) {

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
@@ -73,11 +74,11 @@ public final class EditFileTool extends DefinedTool {
             }
             int matches = count(before, oldText);
             if (matches == 0) {
-                return ToolResponse.failure(path, "old_text was not found in '" + path + "'; nothing was changed. "
+                return ToolResponse.failure(path, "old_text was not found in " + Names.quoted(path) + "; nothing was changed. "
                         + "Read the file again and copy the text exactly, whitespace included.");
             }
             if (matches != expected) {
-                return ToolResponse.failure(path, "old_text matches " + matches + " times in '" + path + "', expected "
+                return ToolResponse.failure(path, "old_text matches " + matches + " times in " + Names.quoted(path) + ", expected "
                         + expected + "; nothing was changed. Add context to make it unique, or set expected_replacements="
                         + matches + " to replace all.");
             }
@@ -108,12 +109,12 @@ public final class EditFileTool extends DefinedTool {
             structured.put("diff", diff.text());
             structured.put("diff_truncated", diff.truncated());
             structured.put("bytes", bytes.length);
-            return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in " + path
+            return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in " + Names.display(path)
                     + "\n" + diff.text(), structured, path, (long) bytes.length);
         } catch (WorkspaceException e) {
             return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not edit '" + path + "': " + e.getMessage());
+            return ToolResponse.failure(path, "could not edit " + Names.quoted(path) + ": " + e.getMessage());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
@@ -67,7 +68,7 @@ public final class ListDirectoryTool extends DefinedTool {
             boolean file = e.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY;
             return ToolResponse.failure(path, e.getMessage() + (file ? "; to see a file, use read_file" : ""));
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not list '" + path + "': " + e.getMessage());
+            return ToolResponse.failure(path, "could not list " + Names.quoted(path) + ": " + e.getMessage());
         }
         List<Map<String, Object>> entries = new ArrayList<>();
         StringBuilder text = new StringBuilder();
@@ -81,9 +82,9 @@ public final class ListDirectoryTool extends DefinedTool {
             }
             entries.add(item);
             text.append(switch (entry.kind()) {
-                case "directory" -> entry.path() + "/";
-                case "symlink" -> entry.path() + " -> " + entry.linkTarget();
-                default -> entry.path() + "  (" + entry.size() + " bytes)";
+                case "directory" -> Names.display(entry.path()) + "/";
+                case "symlink" -> Names.display(entry.path()) + " -> " + Names.display(entry.linkTarget());
+                default -> Names.display(entry.path()) + "  (" + entry.size() + " bytes)";
             }).append('\n');
         }
         if (listing.truncated()) {

@@ -1,15 +1,11 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.Reader;
-import java.nio.charset.MalformedInputException;
-import java.nio.charset.StandardCharsets;
-import java.nio.charset.UnmappableCharacterException;
+import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -41,9 +37,13 @@ public final class ReadFileTool extends DefinedTool {
                 "first_line": {"type": "integer", "description": "Number of the first line returned (1-based)."},
                 "lines": {"type": "integer", "description": "Lines returned."},
                 "total_lines": {"type": "integer", "description": "Lines in the whole file."},
-                "has_more": {"type": "boolean", "description": "Whether lines follow the ones returned."}
+                "has_more": {"type": "boolean", "description": "Whether lines follow the ones returned."},
+                "line_truncated": {"type": "boolean",
+                  "description": "The only line returned was longer than a page and was cut on a character boundary; read the rest by bytes from rest_byte_offset."},
+                "line_bytes": {"type": "integer", "description": "With line_truncated: the whole line's size in bytes, line ending included."},
+                "rest_byte_offset": {"type": "integer", "description": "With line_truncated: where the rest of the line starts, in bytes from the start of the file (0-based)."}
               },
-              "required": ["path", "content", "bytes", "first_line", "lines", "total_lines", "has_more"]
+              "required": ["path", "content", "bytes", "first_line", "lines", "total_lines", "has_more", "line_truncated"]
             }""";
 
     private final Workspace workspace;
@@ -55,7 +55,8 @@ public final class ReadFileTool extends DefinedTool {
         super(Schemas.tool("read_file", "Read a text file",
                 "Read a UTF-8 text file beneath the workspace. Without offset/limit the whole file is returned (at most "
                         + limits.fileMaxBytes() / 1024 + " KiB); with them, a page of lines of any file, with the total line count and "
-                        + "whether more follows. Paths are relative to the workspace root and cannot leave it.",
+                        + "whether more follows. A single line longer than a page is cut, and the result says where the rest "
+                        + "starts in bytes. Paths are relative to the workspace root and cannot leave it.",
                 INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Read a text file", true, false, true, false)));
     }
 
@@ -76,7 +77,7 @@ public final class ReadFileTool extends DefinedTool {
                     : e.getMessage();
             return ToolResponse.failure(path, hint);
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not read '" + path + "': " + e.getMessage());
+            return ToolResponse.failure(path, "could not read " + Names.quoted(path) + ": " + e.getMessage());
         }
     }
 
@@ -90,62 +91,35 @@ public final class ReadFileTool extends DefinedTool {
             return ToolResponse.failure(path, TextDecoding.binary(path));
         }
         long lines = countLines(content);
-        return respond(path, content, bytes.length, 1, lines, lines, false);
+        return respond(path, content, bytes.length, 1, lines, lines, false, null);
     }
 
-    /** Lines [first, first + limit) of a file of any size, cut at the size limit; counts all lines. */
+    /** Lines [first, first + limit) of a file of any size, at most a page of bytes; counts all lines. */
     private ToolResponse page(String path, long first, long limit) throws IOException {
-        StringBuilder page = new StringBuilder();
-        long pageBytes = 0;
-        long returned = 0;
-        long lineNumber = 0;
-        boolean cutBySize = false;
-        try (Reader reader = new BufferedReader(new InputStreamReader(workspace.openFile(path), TextDecoding.strictDecoder()), 1 << 16)) {
-            StringBuilder line = new StringBuilder();
-            int c;
-            boolean pending = false;
-            while (true) {
-                c = reader.read();
-                if (c == 0) {
-                    return ToolResponse.failure(path, TextDecoding.binary(path));
+        LinePager.Result result;
+        try (InputStream in = workspace.openFile(path)) {
+            result = LinePager.read(in, first, limit, maxBytes);
+        }
+        return switch (result) {
+            case LinePager.Binary binary -> ToolResponse.failure(path, TextDecoding.binary(path));
+            case LinePager.Page page -> {
+                if (first > page.totalLines() && page.totalLines() > 0) {
+                    yield ToolResponse.failure(path, "offset " + first + " is past the end: " + Names.quoted(path) + " has "
+                            + page.totalLines() + " lines");
                 }
-                if (c >= 0) {
-                    pending = true;
-                    if (lineNumber + 1 >= first && returned < limit && !cutBySize) {
-                        line.append((char) c);
-                    }
+                String content = TextDecoding.decode(page.content());
+                if (content == null) {
+                    yield ToolResponse.failure(path, TextDecoding.notUtf8(path));
                 }
-                if (c == '\n' || (c < 0 && pending)) {
-                    lineNumber++;
-                    pending = false;
-                    if (!line.isEmpty()) {
-                        long lineBytes = line.toString().getBytes(StandardCharsets.UTF_8).length;
-                        if (pageBytes + lineBytes > maxBytes) {
-                            cutBySize = true;
-                        } else {
-                            page.append(line);
-                            pageBytes += lineBytes;
-                            returned++;
-                        }
-                        line.setLength(0);
-                    }
-                }
-                if (c < 0) {
-                    break;
-                }
+                boolean hasMore = first + page.lines() - 1 < page.totalLines();
+                yield respond(path, content, page.content().length, first, page.lines(), page.totalLines(), hasMore,
+                        page.cut());
             }
-        } catch (MalformedInputException | UnmappableCharacterException e) {
-            return ToolResponse.failure(path, TextDecoding.notUtf8(path));
-        }
-        if (first > lineNumber && lineNumber > 0) {
-            return ToolResponse.failure(path, "offset " + first + " is past the end: '" + path + "' has " + lineNumber + " lines");
-        }
-        boolean hasMore = first + returned - 1 < lineNumber;
-        return respond(path, page.toString(), pageBytes, first, returned, lineNumber, hasMore);
+        };
     }
 
-    private static ToolResponse respond(String path, String content, long bytes, long first, long lines, long total,
-            boolean hasMore) {
+    private ToolResponse respond(String path, String content, long bytes, long first, long lines, long total,
+            boolean hasMore, LinePager.CutLine cut) {
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);
         structured.put("content", content);
@@ -154,12 +128,34 @@ public final class ReadFileTool extends DefinedTool {
         structured.put("lines", lines);
         structured.put("total_lines", total);
         structured.put("has_more", hasMore);
-        String text = hasMore || first > 1
-                ? content + (content.endsWith("\n") || content.isEmpty() ? "" : "\n") + "[lines " + first + "-"
-                        + (first + lines - 1) + " of " + total + (hasMore ? "; more follows: call again with offset="
-                        + (first + lines) : "") + "]"
-                : content;
-        return ToolResponse.success(text, structured, path, bytes);
+        structured.put("line_truncated", cut != null);
+        if (cut != null) {
+            structured.put("line_bytes", cut.bytes());
+            structured.put("rest_byte_offset", cut.restOffset());
+        }
+        if (!hasMore && first == 1 && cut == null) {
+            return ToolResponse.success(content, structured, path, bytes);
+        }
+        StringBuilder text = new StringBuilder(content);
+        if (!content.endsWith("\n") && !content.isEmpty()) {
+            text.append('\n');
+        }
+        if (cut != null) {
+            text.append("[line ").append(cut.line()).append(" is ").append(cut.bytes()).append(" bytes, longer than a page of ")
+                    .append(maxBytes).append(": cut after its first ").append(cut.kept()).append(" bytes. The rest starts at byte ")
+                    .append(cut.restOffset()).append("; read it with run_command, e.g. tail -c +").append(cut.restOffset() + 1)
+                    .append(' ').append(Names.display(shellWord(path))).append(" | head -c ").append(maxBytes).append("]\n");
+        }
+        text.append("[lines ").append(first).append('-').append(first + lines - 1).append(" of ").append(total);
+        if (hasMore) {
+            text.append("; more follows: call again with offset=").append(first + lines);
+        }
+        return ToolResponse.success(text.append(']').toString(), structured, path, bytes);
+    }
+
+    /** The path as one word for sh: single-quoted unless it is plainly safe. */
+    static String shellWord(String path) {
+        return path.matches("[A-Za-z0-9_./+-]+") ? path : "'" + path.replace("'", "'\\''") + "'";
     }
 
     static long countLines(String text) {

@@ -4,6 +4,7 @@ import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.CapturedOutput;
 import dev.sandboxmcp.exec.CommandResult;
 import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
@@ -89,7 +90,7 @@ public final class RunCommandTool extends DefinedTool {
         } catch (WorkspaceException e) {
             return ToolResponse.failure(command, "cwd: " + e.getMessage());
         } catch (IOException e) {
-            return ToolResponse.failure(command, "cwd '" + cwd + "' cannot be used: " + e.getMessage());
+            return ToolResponse.failure(command, "cwd " + Names.quoted(cwd) + " cannot be used: " + e.getMessage());
         }
         String stdin = arguments.optionalString("stdin", null);
         byte[] input = stdin == null ? null : stdin.getBytes(StandardCharsets.UTF_8);

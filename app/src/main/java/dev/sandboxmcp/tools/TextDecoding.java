@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.workspace.Names;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -13,7 +14,7 @@ final class TextDecoding {
     private TextDecoding() {
     }
 
-    static CharsetDecoder strictDecoder() {
+    private static CharsetDecoder strictDecoder() {
         return StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
@@ -43,11 +44,28 @@ final class TextDecoding {
         }
     }
 
+    /**
+     * Where to cut {@code bytes[from, to)} so that no UTF-8 character is split: {@code to}, or the
+     * start of a character the range holds only part of. Invalid bytes are left for the decoder.
+     */
+    static int characterBoundary(byte[] bytes, int from, int to) {
+        int lead = to - 1;
+        while (lead > from && lead > to - 4 && (bytes[lead] & 0xC0) == 0x80) {
+            lead--;
+        }
+        if (lead < from) {
+            return to;
+        }
+        int b = bytes[lead] & 0xFF;
+        int length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+        return lead + length > to ? lead : to;
+    }
+
     static String notUtf8(String path) {
-        return "'" + path + "' is not valid UTF-8 text (a binary file?); inspect it with run_command, e.g. file, xxd or hexdump";
+        return Names.quoted(path) + " is not valid UTF-8 text (a binary file?); inspect it with run_command, e.g. file, xxd or hexdump";
     }
 
     static String binary(String path) {
-        return "'" + path + "' contains NUL bytes, so it is binary, not text; inspect it with run_command, e.g. file, xxd or hexdump";
+        return Names.quoted(path) + " contains NUL bytes, so it is binary, not text; inspect it with run_command, e.g. file, xxd or hexdump";
     }
 }

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
@@ -70,13 +71,13 @@ public final class WriteFileTool extends DefinedTool {
         } catch (WorkspaceException e) {
             return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not write '" + path + "': " + e.getMessage());
+            return ToolResponse.failure(path, "could not write " + Names.quoted(path) + ": " + e.getMessage());
         }
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);
         structured.put("bytes_written", bytes.length);
         structured.put("appended", append);
-        String text = (append ? "appended " : "wrote ") + bytes.length + " bytes to " + path;
+        String text = (append ? "appended " : "wrote ") + bytes.length + " bytes to " + Names.display(path);
         return ToolResponse.success(text, structured, path, (long) bytes.length);
     }
 }

@@ -9,9 +9,11 @@ import static dev.sandboxmcp.workspace.WorkspaceException.Reason.NOT_A_DIRECTORY
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.NOT_A_REGULAR_FILE;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.NOT_FOUND;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.PARENT_MISSING;
+import static dev.sandboxmcp.workspace.WorkspaceException.Reason.PERMISSION_DENIED;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.TOO_LARGE;
 import static dev.sandboxmcp.workspace.WorkspaceException.Reason.TOO_MANY_LINKS;
 
+import dev.sandboxmcp.workspace.OpenAt.Access;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,13 +21,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
@@ -47,17 +49,22 @@ import java.util.Set;
  * A directory tree that file operations cannot leave: the {@code os.Root} of this project.
  *
  * <p>Names are relative paths beneath the root. They are resolved one component at a time
- * from open directory handles ({@link SecureDirectoryStream}, {@code openat} with
- * {@code O_NOFOLLOW}), never by handing a whole path string to the operating system. {@code ..}
- * and symbolic links are followed while they stay inside the root; a {@code ..} above the root,
- * an absolute link target, or a link whose target leaves the root is refused. Because each step
- * opens the next directory relative to the one before without following links, a directory
- * swapped for a symlink during an operation cannot redirect it outside.
+ * from open directory handles ({@code openat} with {@code O_NOFOLLOW}, and a
+ * {@link SecureDirectoryStream} over each), never by handing a whole path string to the operating
+ * system. {@code ..} and symbolic links are followed while they stay inside the root; a {@code ..}
+ * above the root, an absolute link target, or a link whose target leaves the root is refused.
+ * Because each step opens the next directory relative to the one before without following links,
+ * and reads link text relative to it too, a directory swapped for a symlink during an operation
+ * cannot redirect it outside.
+ *
+ * <p>No operation waits on what it finds: every open is made so that it returns at once whatever
+ * the name has become by then (see {@link OpenAt}), and a file's type is checked on the open
+ * descriptor, so a FIFO or device swapped in after a check is refused instead of blocking the
+ * server.
  *
  * <p>Limits, as with {@code os.Root}: bind mounts and hard links inside the root that point
- * elsewhere are not detected, and {@code /proc}-style magic links are not special. The text of
- * a symbolic link is read by path, so a concurrent swap can at worst make a lookup read another
- * link's target text; the walk that uses it stays confined all the same.
+ * elsewhere are not detected, and {@code /proc}-style magic links are not special. Linux only
+ * (the opens go through {@code /proc/self/fd}).
  */
 public final class Workspace implements Closeable {
 
@@ -66,9 +73,9 @@ public final class Workspace implements Closeable {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Path rootPath;
-    private final SecureDirectoryStream<Path> root;
+    private final Directory root;
 
-    private Workspace(Path rootPath, SecureDirectoryStream<Path> root) {
+    private Workspace(Path rootPath, Directory root) {
         this.rootPath = rootPath;
         this.root = root;
     }
@@ -79,12 +86,7 @@ public final class Workspace implements Closeable {
         if (!Files.isDirectory(absolute)) {
             throw new WorkspaceException(NOT_A_DIRECTORY, "workspace " + absolute + " is not a directory");
         }
-        DirectoryStream<Path> stream = Files.newDirectoryStream(absolute);
-        if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
-            stream.close();
-            throw new IOException("this platform has no SecureDirectoryStream (openat); refusing to serve files");
-        }
-        return new Workspace(absolute.toRealPath(), secure);
+        return new Workspace(absolute.toRealPath(), Directory.open(OpenAt.AT_FDCWD, absolute.toString(), Access.ROOT));
     }
 
     /** The real path of the root directory. */
@@ -111,9 +113,9 @@ public final class Workspace implements Closeable {
         try (Walk walk = walk(name)) {
             Target target = walk.requireFinalName(name);
             BasicFileAttributes attrs = target.attributes()
-                    .orElseThrow(() -> new WorkspaceException(NOT_FOUND, "no such file: '" + name + "'"));
+                    .orElseThrow(() -> new WorkspaceException(NOT_FOUND, "no such file: " + Names.quoted(name)));
             requireRegularFile(name, attrs);
-            return target.dir().newByteChannel(Path.of(target.name()), Set.of(StandardOpenOption.READ, NOFOLLOW));
+            return target.open(name, Access.READ);
         } catch (FileSystemException e) {
             throw translate(name, e);
         }
@@ -134,14 +136,9 @@ public final class Workspace implements Closeable {
      */
     public Listing list(String name, int depth, boolean includeHidden, int maxEntries) throws IOException {
         String path = name == null || name.isEmpty() ? "." : name;
-        try (Walk walk = walk(path)) {
-            Path directory = walk.requireDirectory(path);
+        try (Walk walk = walk(path); Directory dir = walk.openDirectory(path)) {
             List<Entry> entries = new ArrayList<>();
-            boolean complete;
-            try (SecureDirectoryStream<Path> dir = walk.top().newDirectoryStream(directory, NOFOLLOW)) {
-                Path realDir = walk.realPath().resolve(directory).normalize();
-                complete = listInto(dir, realDir, "", depth, includeHidden, maxEntries, entries);
-            }
+            boolean complete = listInto(dir, "", depth, includeHidden, maxEntries, entries);
             return new Listing(List.copyOf(entries), !complete);
         } catch (FileSystemException e) {
             throw translate(path, e);
@@ -149,10 +146,10 @@ public final class Workspace implements Closeable {
     }
 
     /** Adds entries of {@code dir}; false when the cap was reached. */
-    private static boolean listInto(SecureDirectoryStream<Path> dir, Path realDir, String prefix, int depth,
-            boolean includeHidden, int maxEntries, List<Entry> entries) throws IOException {
+    private static boolean listInto(Directory dir, String prefix, int depth, boolean includeHidden, int maxEntries,
+            List<Entry> entries) throws IOException {
         List<String> names = new ArrayList<>();
-        for (Path child : dir) {
+        for (Path child : dir.stream()) {
             String childName = child.getFileName().toString();
             if (includeHidden || !childName.startsWith(".")) {
                 names.add(childName);
@@ -172,7 +169,7 @@ public final class Workspace implements Closeable {
             if (a.isSymbolicLink()) {
                 String target;
                 try {
-                    target = Files.readSymbolicLink(realDir.resolve(childName)).toString();
+                    target = dir.readLink(childName);
                 } catch (IOException e) {
                     target = "?";
                 }
@@ -180,12 +177,12 @@ public final class Workspace implements Closeable {
             } else if (a.isDirectory()) {
                 entries.add(new Entry(path, "directory", 0, null));
                 if (depth > 1) {
-                    try (SecureDirectoryStream<Path> sub = dir.newDirectoryStream(Path.of(childName), NOFOLLOW)) {
-                        if (!listInto(sub, realDir.resolve(childName), path + "/", depth - 1, includeHidden, maxEntries, entries)) {
+                    try (Directory sub = Directory.open(dir.fd(), childName, Access.DIRECTORY)) {
+                        if (!listInto(sub, path + "/", depth - 1, includeHidden, maxEntries, entries)) {
                             return false;
                         }
                     } catch (FileSystemException replacedOrUnreadable) {
-                        // swapped for a link or not readable: listed, not descended into
+                        // swapped for a link or a FIFO, or not readable: listed, not descended into
                     }
                 }
             } else {
@@ -240,13 +237,9 @@ public final class Workspace implements Closeable {
             if (existing.isPresent()) {
                 requireRegularFile(name, existing.get());
             }
-            Set<OpenOption> options = Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND,
-                    StandardOpenOption.CREATE, NOFOLLOW);
-            try (SeekableByteChannel channel = target.dir().newByteChannel(Path.of(target.name()), options)) {
+            try (FileChannel channel = target.open(name, Access.APPEND)) {
                 writeFully(channel, content);
-                if (channel instanceof FileChannel file) {
-                    file.force(true);
-                }
+                channel.force(true);
             }
             if (existing.isEmpty()) {
                 syncDirectory(target.dir(), name);
@@ -276,38 +269,43 @@ public final class Workspace implements Closeable {
 
     private void replace(Target target, String name, byte[] content, Set<PosixFilePermission> mode, byte[] expected)
             throws IOException {
-        SecureDirectoryStream<Path> dir = target.dir();
-        Path temp = Path.of(".sandbox-mcp-" + HexFormat.of().toHexDigits(RANDOM.nextLong()) + ".tmp");
-        Set<OpenOption> options = Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW, NOFOLLOW);
+        Directory dir = target.dir();
+        String temp = ".sandbox-mcp-" + HexFormat.of().toHexDigits(RANDOM.nextLong()) + ".tmp";
+        boolean created = false;
         boolean renamed = false;
         try {
-            try (SeekableByteChannel channel = dir.newByteChannel(temp, options)) {
-                writeFully(channel, content);
-                if (channel instanceof FileChannel file) {
-                    file.force(true);
+            int fd = OpenAt.open(dir.fd(), temp, Access.CREATE_NEW);
+            created = true;
+            try {
+                // Through the descriptor, not the name: a command may already have swapped the name.
+                if (mode != null) {
+                    Files.setPosixFilePermissions(OpenAt.path(fd), mode);
                 }
-            }
-            if (mode != null) {
-                dir.getFileAttributeView(temp, PosixFileAttributeView.class, NOFOLLOW).setPermissions(mode);
+                try (FileChannel channel = FileChannel.open(OpenAt.path(fd), Access.CREATE_NEW.reopen)) {
+                    writeFully(channel, content);
+                    channel.force(true);
+                }
+            } finally {
+                OpenAt.close(fd);
             }
             if (expected != null && !holds(target, expected)) {
-                throw new WorkspaceException(CHANGED, "'" + name + "' changed while it was being edited (a command or "
-                        + "another call wrote it); nothing was written. Read it again and repeat the edit.");
+                throw new WorkspaceException(CHANGED, Names.quoted(name) + " changed while it was being edited (a command "
+                        + "or another call wrote it); nothing was written. Read it again and repeat the edit.");
             }
-            dir.move(temp, dir, Path.of(target.name()));
+            dir.stream().move(Path.of(temp), dir.stream(), Path.of(target.name()));
             renamed = true;
         } catch (WorkspaceException e) {
             throw e;
         } catch (IOException e) {
             String detail = e instanceof FileSystemException fse && fse.getReason() != null ? fse.getReason() : e.toString();
             throw new WorkspaceException(IO_ERROR,
-                    "could not write '" + name + "': " + detail + "; the file was left unchanged", e);
+                    "could not write " + Names.quoted(name) + ": " + detail + "; the file was left unchanged", e);
         } finally {
-            if (!renamed) {
+            if (created && !renamed) {
                 try {
-                    dir.deleteFile(temp);
+                    dir.stream().deleteFile(Path.of(temp));
                 } catch (IOException ignored) {
-                    // it was never created, or is already gone
+                    // already gone
                 }
             }
         }
@@ -320,23 +318,22 @@ public final class Workspace implements Closeable {
         if (now.isEmpty() || !now.get().isRegularFile() || now.get().size() != expected.length) {
             return false;
         }
-        try (SeekableByteChannel channel = target.dir().newByteChannel(Path.of(target.name()),
-                Set.of(StandardOpenOption.READ, NOFOLLOW))) {
+        try (FileChannel channel = target.open(target.name(), Access.READ)) {
             return Arrays.equals(readAtMost(channel, target.name(), expected.length), expected);
-        } catch (WorkspaceException grewPastExpected) {
+        } catch (WorkspaceException | OpenAt.Failure swappedRemovedOrGrown) {
             return false;
         }
     }
 
     /** Makes a rename or a new name in {@code dir} survive a power loss, not only the bytes. */
-    private static void syncDirectory(SecureDirectoryStream<Path> dir, String name) throws WorkspaceException {
-        try (SeekableByteChannel channel = dir.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
+    private static void syncDirectory(Directory dir, String name) throws WorkspaceException {
+        try (SeekableByteChannel channel = dir.stream().newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
             if (channel instanceof FileChannel directory) {
                 directory.force(true);
             }
         } catch (IOException e) {
-            throw new WorkspaceException(IO_ERROR, "wrote '" + name
-                    + "', but its directory could not be synced to disk, so the change may not survive a crash: " + e, e);
+            throw new WorkspaceException(IO_ERROR, "wrote " + Names.quoted(name)
+                    + ", but its directory could not be synced to disk, so the change may not survive a crash: " + e, e);
         }
     }
 
@@ -354,7 +351,7 @@ public final class Workspace implements Closeable {
             if (e instanceof FileSystemException fse) {
                 throw translate(name, fse);
             }
-            throw new WorkspaceException(IO_ERROR, "could not resolve '" + name + "': " + e.getMessage(), e);
+            throw new WorkspaceException(IO_ERROR, "could not resolve " + Names.quoted(name) + ": " + e.getMessage(), e);
         }
     }
 
@@ -366,8 +363,8 @@ public final class Workspace implements Closeable {
             throw new WorkspaceException(INVALID_PATH, "path contains a NUL byte");
         }
         if (name.startsWith("/")) {
-            throw new WorkspaceException(INVALID_PATH,
-                    "absolute paths are not accepted: '" + name + "'; give a path relative to the workspace root");
+            throw new WorkspaceException(INVALID_PATH, "absolute paths are not accepted: " + Names.quoted(name)
+                    + "; give a path relative to the workspace root");
         }
         return splitComponents(name);
     }
@@ -384,17 +381,17 @@ public final class Workspace implements Closeable {
 
     private static void requireRegularFile(String name, BasicFileAttributes attrs) throws WorkspaceException {
         if (attrs.isDirectory()) {
-            throw new WorkspaceException(IS_DIRECTORY, "'" + name + "' is a directory, not a file");
+            throw new WorkspaceException(IS_DIRECTORY, Names.quoted(name) + " is a directory, not a file");
         }
         if (!attrs.isRegularFile()) {
             throw new WorkspaceException(NOT_A_REGULAR_FILE,
-                    "'" + name + "' is not a regular file (a device, socket or FIFO)");
+                    Names.quoted(name) + " is not a regular file (a device, socket or FIFO)");
         }
     }
 
-    private static Optional<Set<PosixFilePermission>> permissions(SecureDirectoryStream<Path> dir, String name) {
+    private static Optional<Set<PosixFilePermission>> permissions(Directory dir, String name) {
         try {
-            return Optional.of(dir.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, NOFOLLOW)
+            return Optional.of(dir.stream().getFileAttributeView(Path.of(name), PosixFileAttributeView.class, NOFOLLOW)
                     .readAttributes().permissions());
         } catch (IOException | UnsupportedOperationException e) {
             return Optional.empty();
@@ -436,36 +433,117 @@ public final class Workspace implements Closeable {
 
     private static WorkspaceException tooLarge(String name, long size, int maxBytes) {
         String measured = size > maxBytes ? size + " bytes" : "more than " + maxBytes + " bytes";
-        return new WorkspaceException(TOO_LARGE, "'" + name + "' is " + measured + ", over the limit of " + maxBytes
+        return new WorkspaceException(TOO_LARGE, Names.quoted(name) + " is " + measured + ", over the limit of " + maxBytes
                 + " bytes; read part of it with run_command instead (head -c, tail, sed -n)");
     }
 
     private static WorkspaceException translate(String name, FileSystemException e) {
+        String shown = Names.quoted(name);
+        if (e instanceof OpenAt.Failure failure) {
+            return switch (failure.errno) {
+                case OpenAt.ENOENT -> new WorkspaceException(NOT_FOUND, "no such file: " + shown, e);
+                case OpenAt.ELOOP -> swappedForLink(shown, e);
+                case OpenAt.ENOTDIR -> new WorkspaceException(CHANGED, shown
+                        + " changed during the operation (a directory on the way was replaced); try again", e);
+                case OpenAt.ENXIO -> new WorkspaceException(NOT_A_REGULAR_FILE,
+                        shown + " is not a regular file (a device, socket or FIFO)", e);
+                case OpenAt.EISDIR -> new WorkspaceException(IS_DIRECTORY, shown + " is a directory, not a file", e);
+                case OpenAt.EACCES, OpenAt.EPERM -> permissionDenied(shown, e);
+                case OpenAt.EEXIST -> changedWhileWritten(shown, e);
+                default -> new WorkspaceException(IO_ERROR, shown + ": " + e.getReason(), e);
+            };
+        }
         if (e instanceof NoSuchFileException) {
-            return new WorkspaceException(NOT_FOUND, "no such file: '" + name + "'", e);
+            return new WorkspaceException(NOT_FOUND, "no such file: " + shown, e);
         }
         if (e instanceof FileAlreadyExistsException) {
-            return new WorkspaceException(IO_ERROR, "'" + name + "' changed while it was being written; try again", e);
+            return changedWhileWritten(shown, e);
+        }
+        if (e instanceof AccessDeniedException) {
+            return permissionDenied(shown, e);
         }
         String reason = e.getReason() == null ? e.getClass().getSimpleName() : e.getReason();
         if (reason.contains("Too many levels of symbolic links")) {
-            return new WorkspaceException(ESCAPES_WORKSPACE,
-                    "'" + name + "' was replaced by a symbolic link during the operation; try again", e);
+            return swappedForLink(shown, e);
         }
-        return new WorkspaceException(IO_ERROR, "'" + name + "': " + reason, e);
+        return new WorkspaceException(IO_ERROR, shown + ": " + reason, e);
+    }
+
+    private static WorkspaceException swappedForLink(String shown, FileSystemException e) {
+        return new WorkspaceException(ESCAPES_WORKSPACE,
+                shown + " was replaced by a symbolic link during the operation; try again", e);
+    }
+
+    private static WorkspaceException changedWhileWritten(String shown, FileSystemException e) {
+        return new WorkspaceException(IO_ERROR, shown + " changed while it was being written; try again", e);
+    }
+
+    private static WorkspaceException permissionDenied(String shown, FileSystemException e) {
+        return new WorkspaceException(PERMISSION_DENIED, shown + ": permission denied", e);
+    }
+
+    /**
+     * An open directory, held twice over the same inode: the descriptor that {@link OpenAt} opens
+     * relative to, and a {@link SecureDirectoryStream} for everything {@code java.nio} does
+     * without waiting (lstat, list, rename, delete).
+     */
+    private record Directory(int fd, SecureDirectoryStream<Path> stream) implements AutoCloseable {
+
+        static Directory open(int dirFd, String name, Access access) throws IOException {
+            int fd = OpenAt.open(dirFd, name, access);
+            try {
+                DirectoryStream<Path> stream = Files.newDirectoryStream(OpenAt.path(fd));
+                if (stream instanceof SecureDirectoryStream<Path> secure) {
+                    return new Directory(fd, secure);
+                }
+                stream.close();
+                throw new IOException("this platform has no SecureDirectoryStream (openat); refusing to serve files");
+            } catch (IOException | RuntimeException e) {
+                OpenAt.close(fd);
+                throw e;
+            }
+        }
+
+        /** The text of the link {@code name} in this directory, read relative to it. */
+        String readLink(String name) throws IOException {
+            return Files.readSymbolicLink(OpenAt.path(fd).resolve(name)).toString();
+        }
+
+        @Override
+        public void close() {
+            try {
+                stream.close();
+            } catch (IOException ignored) {
+                // closing a directory handle we opened; nothing to recover
+            }
+            OpenAt.close(fd);
+        }
     }
 
     /** The directory that holds the final component, and that component's name. */
-    private record Target(SecureDirectoryStream<Path> dir, String name) {
+    private record Target(Directory dir, String name) {
         Optional<BasicFileAttributes> attributes() throws IOException {
             return lstat(dir, name);
         }
+
+        /**
+         * Opens the target, which must be a regular file, without waiting: its type is checked on
+         * the descriptor before Java opens that same inode for a channel.
+         */
+        FileChannel open(String shownName, Access access) throws IOException {
+            int fd = OpenAt.open(dir.fd(), name, access);
+            try {
+                requireRegularFile(shownName, Files.readAttributes(OpenAt.path(fd), BasicFileAttributes.class));
+                return FileChannel.open(OpenAt.path(fd), access.reopen);
+            } finally {
+                OpenAt.close(fd);
+            }
+        }
     }
 
-    private static Optional<BasicFileAttributes> lstat(SecureDirectoryStream<Path> dir, String name)
-            throws IOException {
+    private static Optional<BasicFileAttributes> lstat(Directory dir, String name) throws IOException {
         try {
-            return Optional.of(dir.getFileAttributeView(Path.of(name), BasicFileAttributeView.class, NOFOLLOW)
+            return Optional.of(dir.stream().getFileAttributeView(Path.of(name), BasicFileAttributeView.class, NOFOLLOW)
                     .readAttributes());
         } catch (NoSuchFileException e) {
             return Optional.empty();
@@ -478,7 +556,7 @@ public final class Workspace implements Closeable {
      */
     private final class Walk implements AutoCloseable {
         private final String requested;
-        private final Deque<SecureDirectoryStream<Path>> dirs = new ArrayDeque<>();
+        private final Deque<Directory> dirs = new ArrayDeque<>();
         private final Deque<String> dirNames = new ArrayDeque<>();
         private String finalName;
         private Optional<BasicFileAttributes> finalAttributes = Optional.empty();
@@ -501,8 +579,8 @@ public final class Workspace implements Closeable {
                 Optional<BasicFileAttributes> attrs = lstat(dirs.peek(), part);
                 if (attrs.isPresent() && attrs.get().isSymbolicLink()) {
                     if (++linksFollowed > MAX_LINKS_FOLLOWED) {
-                        throw new WorkspaceException(TOO_MANY_LINKS,
-                                "'" + requested + "': more than " + MAX_LINKS_FOLLOWED + " symbolic links (a loop?)");
+                        throw new WorkspaceException(TOO_MANY_LINKS, Names.quoted(requested) + ": more than "
+                                + MAX_LINKS_FOLLOWED + " symbolic links (a loop?)");
                     }
                     followLink(part, pending);
                     finalName = null;
@@ -514,34 +592,33 @@ public final class Workspace implements Closeable {
                     return;
                 }
                 if (attrs.isEmpty()) {
-                    throw new WorkspaceException(PARENT_MISSING, "'" + requested + "': directory '"
-                            + displayPath(part) + "' does not exist; create it first (run_command mkdir -p)");
+                    throw new WorkspaceException(PARENT_MISSING, Names.quoted(requested) + ": directory "
+                            + displayPath(part) + " does not exist; create it first (run_command mkdir -p)");
                 }
                 if (!attrs.get().isDirectory()) {
                     throw new WorkspaceException(NOT_A_DIRECTORY,
-                            "'" + requested + "': '" + displayPath(part) + "' is not a directory");
+                            Names.quoted(requested) + ": " + displayPath(part) + " is not a directory");
                 }
-                dirs.push(dirs.peek().newDirectoryStream(Path.of(part), NOFOLLOW));
+                dirs.push(Directory.open(dirs.peek().fd(), part, Access.DIRECTORY));
                 dirNames.addLast(part);
             }
         }
 
         private void up() throws IOException {
             if (dirs.size() == 1) {
-                throw new WorkspaceException(ESCAPES_WORKSPACE,
-                        "'" + requested + "' leads outside the workspace; only paths beneath the workspace root are allowed");
+                throw new WorkspaceException(ESCAPES_WORKSPACE, Names.quoted(requested)
+                        + " leads outside the workspace; only paths beneath the workspace root are allowed");
             }
             dirs.pop().close();
             dirNames.removeLast();
         }
 
         private void followLink(String part, Deque<String> pending) throws IOException {
-            Path linkPath = realPath().resolve(part);
-            String target = Files.readSymbolicLink(linkPath).toString();
+            String target = dirs.peek().readLink(part);
             if (target.startsWith("/")) {
-                throw new WorkspaceException(ESCAPES_WORKSPACE, "'" + requested + "': symbolic link '"
-                        + displayPath(part) + "' points to the absolute path '" + target
-                        + "', outside the workspace; only links that stay inside are followed");
+                throw new WorkspaceException(ESCAPES_WORKSPACE, Names.quoted(requested) + ": symbolic link "
+                        + displayPath(part) + " points to the absolute path " + Names.quoted(target)
+                        + ", outside the workspace; only links that stay inside are followed");
             }
             List<String> targetParts = splitComponents(target);
             for (int i = targetParts.size() - 1; i >= 0; i--) {
@@ -549,8 +626,9 @@ public final class Workspace implements Closeable {
             }
         }
 
+        /** The component, with the directories walked so far, quoted for a message. */
         private String displayPath(String part) {
-            return dirNames.isEmpty() ? part : String.join("/", dirNames) + "/" + part;
+            return Names.quoted(dirNames.isEmpty() ? part : String.join("/", dirNames) + "/" + part);
         }
 
         Path realPath() {
@@ -561,35 +639,28 @@ public final class Workspace implements Closeable {
             return path;
         }
 
-        String finalName() {
-            return finalName;
-        }
-
-        SecureDirectoryStream<Path> top() {
-            return dirs.peek();
-        }
-
-        Optional<BasicFileAttributes> finalAttributes() {
-            return finalAttributes;
-        }
-
-        /** The directory the walk ended on, relative to {@link #top()}: "." or the final name. */
+        /** The directory the walk ended on, relative to the last one it opened: "." or the final name. */
         Path requireDirectory(String name) throws WorkspaceException {
             if (finalName == null) {
                 return Path.of(".");
             }
             if (finalAttributes.isEmpty()) {
-                throw new WorkspaceException(NOT_FOUND, "no such directory: '" + name + "'");
+                throw new WorkspaceException(NOT_FOUND, "no such directory: " + Names.quoted(name));
             }
             if (!finalAttributes.get().isDirectory()) {
-                throw new WorkspaceException(NOT_A_DIRECTORY, "'" + name + "' is not a directory");
+                throw new WorkspaceException(NOT_A_DIRECTORY, Names.quoted(name) + " is not a directory");
             }
             return Path.of(finalName);
         }
 
+        /** Opens the directory the walk ended on, afresh; the caller closes it. */
+        Directory openDirectory(String name) throws IOException {
+            return Directory.open(dirs.peek().fd(), requireDirectory(name).toString(), Access.DIRECTORY);
+        }
+
         Target requireFinalName(String name) throws WorkspaceException {
             if (finalName == null) {
-                throw new WorkspaceException(IS_DIRECTORY, "'" + name + "' is a directory, not a file");
+                throw new WorkspaceException(IS_DIRECTORY, Names.quoted(name) + " is a directory, not a file");
             }
             return new Target(dirs.peek(), finalName);
         }
@@ -597,11 +668,7 @@ public final class Workspace implements Closeable {
         @Override
         public void close() {
             while (dirs.size() > 1) {
-                try {
-                    dirs.pop().close();
-                } catch (IOException ignored) {
-                    // closing a directory handle we opened; nothing to recover
-                }
+                dirs.pop().close();
             }
         }
     }

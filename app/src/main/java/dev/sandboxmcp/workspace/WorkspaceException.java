@@ -19,6 +19,7 @@ public final class WorkspaceException extends IOException {
         NOT_A_REGULAR_FILE,
         TOO_LARGE,
         TOO_MANY_LINKS,
+        PERMISSION_DENIED,
         CHANGED,
         IO_ERROR
     }

@@ -14,6 +14,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sandboxmcp.FifoSwapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -247,10 +248,45 @@ class WorkspaceTest {
 
     @Test
     void fifosAreRefusedInsteadOfBlocking() throws Exception {
-        Process mkfifo = new ProcessBuilder("mkfifo", root.resolve("pipe").toString()).start();
-        assertThat(mkfifo.waitFor()).isZero();
+        FifoSwapper.mkfifo(root.resolve("pipe"));
         assertThat(reasonOf(() -> read("pipe"))).isEqualTo(NOT_A_REGULAR_FILE);
+        assertThat(reasonOf(() -> workspace.openFile("pipe"))).isEqualTo(NOT_A_REGULAR_FILE);
         assertThat(reasonOf(() -> workspace.writeFile("pipe", new byte[0]))).isEqualTo(NOT_A_REGULAR_FILE);
+        assertThat(reasonOf(() -> workspace.appendFile("pipe", new byte[] {'x'}))).isEqualTo(NOT_A_REGULAR_FILE);
+        assertThat(reasonOf(() -> workspace.replaceIfUnchanged("pipe", new byte[0], new byte[] {'x'})))
+                .isEqualTo(NOT_A_REGULAR_FILE);
+        assertThat(reasonOf(() -> workspace.list("pipe", 1, true, 10))).isEqualTo(NOT_A_DIRECTORY);
+        assertThat(reasonOf(() -> read("pipe/x"))).isEqualTo(NOT_A_DIRECTORY);
+        assertThat(Files.isRegularFile(root.resolve("pipe"))).isFalse();
+    }
+
+    @Test
+    void operationsLeaveNoDescriptorOpen() throws Exception {
+        FifoSwapper.mkfifo(root.resolve("pipe"));
+        Files.createSymbolicLink(root.resolve("link"), Path.of("src/main/App.java"));
+        Files.createSymbolicLink(root.resolve("escape"), Path.of("../outside/secret.txt"));
+        long before = openDescriptors();
+        for (int i = 0; i < 200; i++) {
+            read("src/main/App.java");
+            read("link");
+            workspace.openFile("hello.txt").close();
+            workspace.writeFile("src/main/New.java", "class New {}".getBytes(UTF_8));
+            workspace.appendFile("src/log.txt", "x".getBytes(UTF_8));
+            workspace.replaceIfUnchanged("src/main/New.java", "class New {}".getBytes(UTF_8), "class New {}".getBytes(UTF_8));
+            workspace.list(".", 3, true, 100);
+            workspace.resolveDirectory("src/main");
+            for (String refused : new String[] {"pipe", "escape", "no/such", "src", "hello.txt/x", "../x", "src/../.."}) {
+                reasonOf(() -> read(refused));
+                reasonOf(() -> workspace.appendFile(refused, new byte[] {'x'}));
+            }
+        }
+        assertThat(openDescriptors()).isEqualTo(before);
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
     }
 
     @Test
@@ -303,7 +339,7 @@ class WorkspaceTest {
                     assertThat(content).isEqualTo("inside");
                     insideReads++;
                 } catch (WorkspaceException expected) {
-                    assertThat(expected.reason()).isIn(ESCAPES_WORKSPACE, NOT_FOUND,
+                    assertThat(expected.reason()).isIn(ESCAPES_WORKSPACE, NOT_FOUND, CHANGED,
                             WorkspaceException.Reason.PARENT_MISSING, WorkspaceException.Reason.IO_ERROR);
                 }
                 try {

@@ -1,0 +1,61 @@
+package dev.sandboxmcp.workspace;
+
+/**
+ * File names as they may appear in the text a tool returns. A name is whatever a command chose,
+ * so it can hold a newline, an escape sequence or a bidi override that makes the text say
+ * something else (a name {@code "a (3 bytes)\nIMPORTANT.md"} forges a second listing line). Such
+ * a name is shown Go-quoted ({@code "a (3 bytes)\nIMPORTANT.md"}, {@code \x1b}, {@code \u2028});
+ * every other name is shown as it is. Structured results keep the real name: JSON escapes it.
+ */
+public final class Names {
+
+    private Names() {
+    }
+
+    /** The name unchanged when it is safe to print, otherwise quoted and escaped. */
+    public static String display(String name) {
+        return needsQuoting(name) ? quote(name) : name;
+    }
+
+    /** For messages: the name in single quotes, or quoted and escaped when it needs it. */
+    public static String quoted(String name) {
+        return needsQuoting(name) ? quote(name) : "'" + name + "'";
+    }
+
+    /** Whether {@link #display} changes the name: it holds a character to escape or starts with a quote. */
+    public static boolean needsQuoting(String name) {
+        return name.startsWith("\"") || name.codePoints().anyMatch(Names::isUnsafe);
+    }
+
+    /** Control characters (C0, DEL, C1), line and paragraph separators, and bidi controls. */
+    static boolean isUnsafe(int c) {
+        return Character.isISOControl(c)
+                || c == '\u2028' || c == '\u2029'
+                || c == '\u061c' || c == '\u200e' || c == '\u200f'
+                || (c >= '\u202a' && c <= '\u202e')
+                || (c >= '\u2066' && c <= '\u2069');
+    }
+
+    private static String quote(String name) {
+        StringBuilder out = new StringBuilder(name.length() + 8).append('"');
+        name.codePoints().forEach(c -> {
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (!isUnsafe(c)) {
+                        out.appendCodePoint(c);
+                    } else if (c < 0x80) {
+                        out.append(String.format("\\x%02x", c));
+                    } else {
+                        out.append(String.format("\\u%04x", c));
+                    }
+                }
+            }
+        });
+        return out.append('"').toString();
+    }
+}

@@ -1,0 +1,154 @@
+package dev.sandboxmcp.tools;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.workspace.Workspace;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** read_file with offset/limit at the page limit (1 MiB): lines that fit, lines that are cut, and what is kept. */
+class PagedReadTest {
+
+    static final int PAGE = Limits.defaults().fileMaxBytes();
+
+    @TempDir
+    Path root;
+    Workspace workspace;
+    ReadFileTool read;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        workspace = Workspace.open(root);
+        read = new ReadFileTool(workspace, Limits.defaults());
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        workspace.close();
+    }
+
+    ToolResponse page(String path, long offset, long limit) throws ToolInputException {
+        ToolResponse response = read.call(new ToolArguments(Map.of("path", path, "offset", offset, "limit", limit)), Progress.NONE);
+        assertThat(response.error()).as(response.text()).isFalse();
+        return response;
+    }
+
+    @Test
+    void lineOfExactlyAPageIsReturnedWhole() throws Exception {
+        String line = "x".repeat(PAGE - 1) + "\n";
+        Files.writeString(root.resolve("exact.txt"), line + "next\n");
+        ToolResponse first = page("exact.txt", 1, 5);
+        assertThat(first.structured()).containsEntry("content", line).containsEntry("bytes", (long) PAGE)
+                .containsEntry("lines", 1L).containsEntry("total_lines", 2L).containsEntry("has_more", true)
+                .containsEntry("line_truncated", false).doesNotContainKey("rest_byte_offset");
+        assertThat(first.text()).endsWith("[lines 1-1 of 2; more follows: call again with offset=2]");
+    }
+
+    @Test
+    void lineOnePastAPageIsCutAndSaysWhereTheRestStarts() throws Exception {
+        Files.writeString(root.resolve("over.txt"), "x".repeat(PAGE) + "\n" + "next\n");
+        ToolResponse first = page("over.txt", 1, 5);
+        assertThat(first.structured()).containsEntry("content", "x".repeat(PAGE)).containsEntry("bytes", (long) PAGE)
+                .containsEntry("lines", 1L).containsEntry("total_lines", 2L).containsEntry("has_more", true)
+                .containsEntry("line_truncated", true).containsEntry("line_bytes", (long) PAGE + 1)
+                .containsEntry("rest_byte_offset", (long) PAGE);
+        assertThat(first.text()).contains("[line 1 is " + (PAGE + 1) + " bytes, longer than a page of " + PAGE)
+                .contains("The rest starts at byte " + PAGE)
+                .contains("tail -c +" + (PAGE + 1) + " over.txt | head -c " + PAGE)
+                .endsWith("[lines 1-1 of 2; more follows: call again with offset=2]");
+        assertThat(page("over.txt", 2, 5).structured()).containsEntry("content", "next\n").containsEntry("line_truncated", false);
+    }
+
+    @Test
+    void aLongLineAfterOthersStartsTheNextPageAndIsCutThere() throws Exception {
+        Files.writeString(root.resolve("later.txt"), "a\n" + "y".repeat(PAGE + 5) + "\nz\n");
+        ToolResponse first = page("later.txt", 1, 10);
+        assertThat(first.structured()).containsEntry("content", "a\n").containsEntry("lines", 1L)
+                .containsEntry("has_more", true).containsEntry("line_truncated", false);
+        ToolResponse second = page("later.txt", 2, 10);
+        assertThat(second.structured()).containsEntry("lines", 1L).containsEntry("line_truncated", true)
+                .containsEntry("line_bytes", (long) PAGE + 6).containsEntry("rest_byte_offset", 2L + PAGE)
+                .containsEntry("has_more", true).containsEntry("total_lines", 3L);
+    }
+
+    @ParameterizedTest(name = "cut {0} byte(s) into a 4-byte character")
+    @ValueSource(ints = {1, 2, 3})
+    void multiByteCharacterAtTheCutIsLeftWholeForTheRest(int bytesOfItInThePage) throws Exception {
+        String prefix = "x".repeat(PAGE - bytesOfItInThePage);
+        Files.writeString(root.resolve("emoji.txt"), prefix + "\uD83D\uDE00 after\n");
+        ToolResponse cut = page("emoji.txt", 1, 1);
+        assertThat(cut.structured()).containsEntry("content", prefix).containsEntry("line_truncated", true)
+                .containsEntry("rest_byte_offset", (long) prefix.length());
+        byte[] file = Files.readAllBytes(root.resolve("emoji.txt"));
+        assertThat(new String(file, prefix.length(), file.length - prefix.length(), UTF_8)).startsWith("\uD83D\uDE00");
+    }
+
+    @Test
+    void lastLineWithoutNewlineIsCutAndCounted() throws Exception {
+        Files.writeString(root.resolve("tail.txt"), "one\n" + "z".repeat(PAGE + 10));
+        ToolResponse cut = page("tail.txt", 2, 1);
+        assertThat(cut.structured()).containsEntry("content", "z".repeat(PAGE)).containsEntry("total_lines", 2L)
+                .containsEntry("has_more", false).containsEntry("line_bytes", (long) PAGE + 10)
+                .containsEntry("rest_byte_offset", 4L + PAGE);
+        assertThat(cut.text()).endsWith("[lines 2-2 of 2]");
+    }
+
+    @Test
+    void crlfEndingsAndEmptyLinesAreKept() throws Exception {
+        Files.writeString(root.resolve("crlf.txt"), "a\r\n\r\n\n\nb\r\nc");
+        assertThat(page("crlf.txt", 1, 2).structured()).containsEntry("content", "a\r\n\r\n").containsEntry("total_lines", 6L);
+        assertThat(page("crlf.txt", 3, 2).structured()).containsEntry("content", "\n\n").containsEntry("has_more", true);
+        assertThat(page("crlf.txt", 5, 9).structured()).containsEntry("content", "b\r\nc").containsEntry("has_more", false);
+    }
+
+    @Test
+    void emptyFileIsAnEmptyPage() throws Exception {
+        Files.writeString(root.resolve("empty.txt"), "");
+        assertThat(page("empty.txt", 1, 10).structured()).containsEntry("content", "").containsEntry("total_lines", 0L)
+                .containsEntry("has_more", false).containsEntry("line_truncated", false);
+    }
+
+    @Test
+    void nulAnywhereMakesTheFileBinaryButBadUtf8CountsOnlyInTheLinesReturned() throws Exception {
+        Files.write(root.resolve("nul-later.txt"), new byte[] {'o', 'k', '\n', 'a', 0, '\n'});
+        Files.write(root.resolve("bad-later.txt"), new byte[] {'o', 'k', '\n', (byte) 0xff, '\n'});
+        ToolResponse binary = read.call(new ToolArguments(Map.of("path", "nul-later.txt", "offset", 1, "limit", 1)), Progress.NONE);
+        assertThat(binary.error()).isTrue();
+        assertThat(binary.text()).contains("NUL");
+        assertThat(page("bad-later.txt", 1, 1).structured()).containsEntry("content", "ok\n").containsEntry("total_lines", 2L);
+        ToolResponse bad = read.call(new ToolArguments(Map.of("path", "bad-later.txt", "offset", 2)), Progress.NONE);
+        assertThat(bad.error()).isTrue();
+        assertThat(bad.text()).contains("not valid UTF-8");
+    }
+
+    @Test
+    void scannerReportsLinesAndOffsetsAcrossBlocks() throws Exception {
+        int block = LineScanner.BLOCK_BYTES;
+        byte[] text = ("ab\r\n\n" + "q".repeat(block) + "\nlast").getBytes(UTF_8);
+        LineScanner scanner = new LineScanner(new ByteArrayInputStream(text));
+        List<String> runs = new ArrayList<>();
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        while (scanner.next()) {
+            all.write(scanner.block(), scanner.from(), scanner.to() - scanner.from());
+            runs.add(scanner.line() + "@" + scanner.lineStart() + ":" + (scanner.to() - scanner.from())
+                    + (scanner.startsLine() ? "<" : "") + (scanner.endsLine() ? ">" : ""));
+        }
+        assertThat(all.toByteArray()).isEqualTo(text);
+        assertThat(runs).containsExactly("1@0:4<>", "2@4:1<>", "3@5:" + (block - 5) + "<", "3@5:6>", "4@" + (block + 6) + ":4<",
+                "4@" + (block + 6) + ":0>");
+        assertThat(scanner.lines()).isEqualTo(4);
+    }
+}
