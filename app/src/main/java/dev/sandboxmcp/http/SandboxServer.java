@@ -93,8 +93,7 @@ public final class SandboxServer implements AutoCloseable {
         Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.concurrency.useVirtualThreads = true;
-            cfg.jetty.host = config.host();
-            cfg.jetty.port = config.port();
+            cfg.jetty.addConnector((server, http) -> HttpListener.create(server, http, config));
             for (String path : healthPaths) {
                 cfg.routes.get(path, ctx -> ctx.contentType("application/json").result("{\"status\":\"ok\"}"));
             }
