@@ -1,15 +1,15 @@
 package dev.sandboxmcp.http;
 
 import dev.sandboxmcp.config.Config;
+import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The server's one HTTP/1.1 listener, set up so that what one client sends cannot change what
- * another is seen to send.
+ * another is seen to send, and a request has one reading only.
  */
 final class HttpListener {
 
@@ -25,8 +25,12 @@ final class HttpListener {
         // built-in one (common values such as "Accept: */*") may only match the exact spelling.
         http.setHeaderCacheSize(0);
         http.setHeaderCacheCaseSensitive(true);
+        // RFC 9110 as Jetty reads it, without the one leniency its RFC9110 mode keeps: a bare LF
+        // as a line ending, which a proxy in front may read differently. Also refused: a body
+        // framed both by Transfer-Encoding and Content-Length, and more than one Content-Length.
+        http.setHttpCompliance(HttpCompliance.RFC9110.without("RFC9110_CRLF", HttpCompliance.Violation.LF_HEADER_TERMINATION));
 
-        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        ServerConnector connector = new ServerConnector(server, new StrictHttpConnectionFactory(http));
         connector.setHost(config.host());
         connector.setPort(config.port());
         return connector;
