@@ -97,6 +97,17 @@ public final class RawHttp {
             return readResponse();
         }
 
+        /** Writes raw text; false when the server has closed the connection. */
+        public boolean write(String text) {
+            try {
+                socket.getOutputStream().write(text.getBytes(StandardCharsets.ISO_8859_1));
+                socket.getOutputStream().flush();
+                return true;
+            } catch (IOException closed) {
+                return false;
+            }
+        }
+
         /** Reads one response: its head, then a body framed by Content-Length, chunks, or the close. */
         public Response readResponse() throws IOException {
             String head;
@@ -128,11 +139,16 @@ public final class RawHttp {
             return new Response(status, head, body.toString(StandardCharsets.UTF_8));
         }
 
-        /** Whether the server has closed the connection (end of stream or reset) within {@code millis}. */
+        /** Whether the server has closed the connection (end of stream or reset) within {@code millis}; reads nothing. */
         public boolean closedWithin(long millis) throws IOException {
             socket.setSoTimeout((int) millis);
             try {
-                return in.read() < 0;
+                in.mark(1);
+                if (in.read() < 0) {
+                    return true;
+                }
+                in.reset();
+                return false;
             } catch (java.net.SocketTimeoutException stillOpen) {
                 return false;
             } catch (java.net.SocketException reset) {

@@ -65,7 +65,10 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
                 reader.integer("MCP_MAX_CONCURRENT_COMMANDS", defaults.maxConcurrentCommands(), 1, 1024),
                 reader.integer("MCP_MAX_REQUEST_BYTES", defaults.maxRequestBytes(), 64 * 1024, 512 * 1024 * 1024),
                 reader.seconds("MCP_KEEPALIVE_SECONDS", defaults.keepAlive(), 1, 3600),
-                reader.integer("MCP_MAX_JOBS", defaults.maxJobs(), 1, 64));
+                reader.integer("MCP_MAX_JOBS", defaults.maxJobs(), 1, 64),
+                reader.seconds("MCP_IDLE_TIMEOUT_SECONDS", defaults.idleTimeout(), 1, 3600),
+                defaults.requestHeadTimeout(),
+                defaults.minRequestBytesPerSecond());
         return new Config(address.host(), address.port(), basePath, workspace, token, origins, limits);
     }
 

@@ -14,6 +14,11 @@ import java.time.Duration;
  * @param maxRequestBytes    largest MCP message body accepted (larger gets 413)
  * @param keepAlive          interval of keep-alive pings on open event streams
  * @param maxJobs            background jobs that may run at once
+ * @param idleTimeout        how long a connection may stay open with no request on it (between
+ *                           requests, or before a request's first byte); a request in progress,
+ *                           however long it stays silent, is not cut by it
+ * @param requestHeadTimeout how long a request's line and headers may take to arrive, from its first byte
+ * @param minRequestBytesPerSecond the slowest average rate a request body may arrive at (slower gets 408)
  */
 public record Limits(
         Duration defaultTimeout,
@@ -24,10 +29,14 @@ public record Limits(
         int maxConcurrentCommands,
         int maxRequestBytes,
         Duration keepAlive,
-        int maxJobs) {
+        int maxJobs,
+        Duration idleTimeout,
+        Duration requestHeadTimeout,
+        int minRequestBytesPerSecond) {
 
     public static Limits defaults() {
         return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
-                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4);
+                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4,
+                Duration.ofSeconds(120), Duration.ofSeconds(10), 16 * 1024);
     }
 }

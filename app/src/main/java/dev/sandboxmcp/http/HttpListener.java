@@ -1,6 +1,7 @@
 package dev.sandboxmcp.http;
 
 import dev.sandboxmcp.config.Config;
+import dev.sandboxmcp.config.Limits;
 import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -30,9 +31,18 @@ final class HttpListener {
         // framed both by Transfer-Encoding and Content-Length, and more than one Content-Length.
         http.setHttpCompliance(HttpCompliance.RFC9110.without("RFC9110_CRLF", HttpCompliance.Violation.LF_HEADER_TERMINATION));
 
-        ServerConnector connector = new ServerConnector(server, new StrictHttpConnectionFactory(http));
+        Limits limits = config.limits();
+        // A body that trickles in is cut (408); a stalled one by the idle timeout.
+        http.setMinRequestDataRate(limits.minRequestBytesPerSecond());
+
+        ServerConnector connector = new ServerConnector(server,
+                new StrictHttpConnectionFactory(http, limits.requestHeadTimeout()));
         connector.setHost(config.host());
         connector.setPort(config.port());
+        // Jetty applies it to a connection between requests and while a request is read; a
+        // request being handled (a long command, an open event stream) waits as long as it
+        // needs: the idle timeout fails only a read or write that is pending.
+        connector.setIdleTimeout(limits.idleTimeout().toMillis());
         return connector;
     }
 }

@@ -118,6 +118,19 @@ class ConfigTest {
     }
 
     @Test
+    void idleTimeoutHoldsAtItsEdges() throws Exception {
+        assertThat(Config.fromEnvironment(env()).limits().idleTimeout()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "1")).limits().idleTimeout())
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "3600")).limits().idleTimeout())
+                .isEqualTo(Duration.ofSeconds(3600));
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "0")))
+                .hasMessage("MCP_IDLE_TIMEOUT_SECONDS must be a whole number from 1 to 3600, got '0'");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "3601")))
+                .hasMessageContaining("MCP_IDLE_TIMEOUT_SECONDS");
+    }
+
+    @Test
     void originsAreAList() throws Exception {
         assertThat(Config.fromEnvironment(env("MCP_ALLOWED_ORIGINS", "https://a.example, https://b.example")).allowedOrigins())
                 .containsExactly("https://a.example", "https://b.example");
