@@ -68,7 +68,8 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
                 reader.integer("MCP_MAX_JOBS", defaults.maxJobs(), 1, 64),
                 reader.seconds("MCP_IDLE_TIMEOUT_SECONDS", defaults.idleTimeout(), 1, 3600),
                 defaults.requestHeadTimeout(),
-                defaults.minRequestBytesPerSecond());
+                defaults.minRequestBytesPerSecond(),
+                reader.integer("MCP_MAX_CONNECTIONS", defaults.maxConnections(), 1, 65536));
         return new Config(address.host(), address.port(), basePath, workspace, token, origins, limits);
     }
 

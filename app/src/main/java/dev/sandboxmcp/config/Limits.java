@@ -19,6 +19,7 @@ import java.time.Duration;
  *                           however long it stays silent, is not cut by it
  * @param requestHeadTimeout how long a request's line and headers may take to arrive, from its first byte
  * @param minRequestBytesPerSecond the slowest average rate a request body may arrive at (slower gets 408)
+ * @param maxConnections     connections open at once; one past it is answered 503 and closed
  */
 public record Limits(
         Duration defaultTimeout,
@@ -32,11 +33,12 @@ public record Limits(
         int maxJobs,
         Duration idleTimeout,
         Duration requestHeadTimeout,
-        int minRequestBytesPerSecond) {
+        int minRequestBytesPerSecond,
+        int maxConnections) {
 
     public static Limits defaults() {
         return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
                 256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4,
-                Duration.ofSeconds(120), Duration.ofSeconds(10), 16 * 1024);
+                Duration.ofSeconds(120), Duration.ofSeconds(10), 16 * 1024, 1024);
     }
 }

@@ -43,6 +43,7 @@ final class HttpListener {
         // request being handled (a long command, an open event stream) waits as long as it
         // needs: the idle timeout fails only a read or write that is pending.
         connector.setIdleTimeout(limits.idleTimeout().toMillis());
+        connector.addBean(new ConnectionCap(limits.maxConnections()));
         return connector;
     }
 }

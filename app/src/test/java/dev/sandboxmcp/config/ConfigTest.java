@@ -118,6 +118,17 @@ class ConfigTest {
     }
 
     @Test
+    void connectionCapHoldsAtItsEdges() throws Exception {
+        assertThat(Config.fromEnvironment(env()).limits().maxConnections()).isEqualTo(1024);
+        assertThat(Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "1")).limits().maxConnections()).isEqualTo(1);
+        assertThat(Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "65536")).limits().maxConnections()).isEqualTo(65536);
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "0")))
+                .hasMessage("MCP_MAX_CONNECTIONS must be a whole number from 1 to 65536, got '0'");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "65537")))
+                .hasMessageContaining("MCP_MAX_CONNECTIONS");
+    }
+
+    @Test
     void idleTimeoutHoldsAtItsEdges() throws Exception {
         assertThat(Config.fromEnvironment(env()).limits().idleTimeout()).isEqualTo(Duration.ofSeconds(120));
         assertThat(Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "1")).limits().idleTimeout())
