@@ -19,10 +19,11 @@ import java.util.regex.Pattern;
  * @param workspace      the directory the tools work in
  * @param tokenDigest    SHA-256 of the bearer token clients must send (the server needs no more)
  * @param allowedOrigins browser origins allowed to call (requests without Origin always pass)
+ * @param trustedProxies the reverse proxies whose X-Forwarded-For the audit believes
  * @param limits         sizes, timeouts and counts
  */
 public record Config(String host, int port, String basePath, Path workspace, TokenDigest tokenDigest,
-        List<String> allowedOrigins, Limits limits) {
+        List<String> allowedOrigins, TrustedProxies trustedProxies, Limits limits) {
 
     public static final int MIN_TOKEN_LENGTH = 32;
     /** Environment variables that hold the secret; they are never passed on to commands. */
@@ -36,7 +37,8 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
     @Override
     public String toString() {
         return "Config[host=" + host + ", port=" + port + ", basePath=" + basePath + ", workspace=" + workspace
-                + ", token=(digest only), allowedOrigins=" + allowedOrigins + ", limits=" + limits + "]";
+                + ", token=(digest only), allowedOrigins=" + allowedOrigins + ", trustedProxies=" + trustedProxies
+                + ", limits=" + limits + "]";
     }
 
     /** Reads the configuration from {@code env}, the process environment or a test's map. */
@@ -48,6 +50,7 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
         TokenDigest token = token(env);
         List<String> origins = Arrays.stream(reader.string("MCP_ALLOWED_ORIGINS", "").split(","))
                 .map(String::strip).filter(s -> !s.isEmpty()).toList();
+        TrustedProxies proxies = TrustedProxies.parse(reader.string("MCP_TRUSTED_PROXIES", TrustedProxies.DEFAULT));
 
         Limits defaults = Limits.defaults();
         Duration maxTimeout = reader.seconds("MCP_COMMAND_TIMEOUT_MAX_SECONDS", defaults.maxTimeout(), 1, 3600);
@@ -70,7 +73,7 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
                 defaults.requestHeadTimeout(),
                 defaults.minRequestBytesPerSecond(),
                 reader.integer("MCP_MAX_CONNECTIONS", defaults.maxConnections(), 1, 65536));
-        return new Config(address.host(), address.port(), basePath, workspace, token, origins, limits);
+        return new Config(address.host(), address.port(), basePath, workspace, token, origins, proxies, limits);
     }
 
     /** The MCP path for {@code suffix} ("/mcp", "/sse", ...) under the base path. */

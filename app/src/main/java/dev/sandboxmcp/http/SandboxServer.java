@@ -53,11 +53,12 @@ public final class SandboxServer implements AutoCloseable {
     public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version) {
         var json = McpJsonDefaults.getMapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
+        CallerAddresses callers = new CallerAddresses(config.trustedProxies());
 
         HttpServletStatelessServerTransport streamableTransport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(json)
                 .messageEndpoint(config.path("/mcp"))
-                .contextExtractor(CallerAddresses::extract)
+                .contextExtractor(callers::extract)
                 .maxRequestSize(config.limits().maxRequestBytes())
                 .build();
         McpStatelessSyncServer streamable = McpServer.sync(streamableTransport)
@@ -75,7 +76,7 @@ public final class SandboxServer implements AutoCloseable {
                 .sseEndpoint("/sse")
                 .messageEndpoint("/message")
                 .keepAliveInterval(config.limits().keepAlive())
-                .contextExtractor(CallerAddresses::extract)
+                .contextExtractor(callers::extract)
                 .maxRequestSize(config.limits().maxRequestBytes())
                 .build();
         McpSyncServer sse = McpServer.sync(sseTransport)
