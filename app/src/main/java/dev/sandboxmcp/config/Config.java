@@ -71,6 +71,7 @@ public record Config(String host, int port, String basePath, Path workspace, Tok
                 reader.integer("MCP_MAX_JOBS", defaults.maxJobs(), 1, 64),
                 reader.seconds("MCP_IDLE_TIMEOUT_SECONDS", defaults.idleTimeout(), 1, 3600),
                 defaults.requestHeadTimeout(),
+                defaults.requestBodyGrace(),
                 defaults.minRequestBytesPerSecond(),
                 reader.integer("MCP_MAX_CONNECTIONS", defaults.maxConnections(), 1, 65536));
         return new Config(address.host(), address.port(), basePath, workspace, token, origins, proxies, limits);

@@ -32,11 +32,7 @@ final class HttpListener {
         http.setHttpCompliance(HttpCompliance.RFC9110.without("RFC9110_CRLF", HttpCompliance.Violation.LF_HEADER_TERMINATION));
 
         Limits limits = config.limits();
-        // A body that trickles in is cut (408); a stalled one by the idle timeout.
-        http.setMinRequestDataRate(limits.minRequestBytesPerSecond());
-
-        ServerConnector connector = new ServerConnector(server,
-                new StrictHttpConnectionFactory(http, limits.requestHeadTimeout()));
+        ServerConnector connector = new ServerConnector(server, new StrictHttpConnectionFactory(http, limits));
         connector.setHost(config.host());
         connector.setPort(config.port());
         // Jetty applies it to a connection between requests and while a request is read; a

@@ -1,13 +1,12 @@
 package dev.sandboxmcp.http;
 
+import dev.sandboxmcp.config.Limits;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
@@ -15,15 +14,17 @@ import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.internal.HttpConnection;
-import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
  * HTTP/1.1 connections that read a request more strictly than Jetty's parser does by itself.
  *
  * <ul>
  *   <li>A request's head (request line and headers) must arrive within a deadline of its first
- *       byte, or the connection is closed. Jetty's idle timeout restarts with every byte, so a
- *       client trickling a header line every few seconds held its connection forever.</li>
+ *       byte, and its body within a deadline of the head's end that grows with the body's size;
+ *       past either the connection is closed. Jetty's idle timeout restarts with every byte, so
+ *       a client trickling a header line every few seconds held its connection forever. (Jetty's
+ *       minimum request data rate is not used: it counts the time the application takes between
+ *       reads as the client's, and under load it refused small bodies that had long arrived.)</li>
  *   <li>The one transfer coding a request may name is {@code chunked}, in a single header. Jetty
  *       reads {@code Transfer-Encoding: identity, chunked} (or {@code gzip, chunked}, or two
  *       headers) as chunked; a proxy in front may frame the same bytes otherwise, which is how
@@ -33,27 +34,27 @@ import org.eclipse.jetty.util.thread.Scheduler;
  */
 final class StrictHttpConnectionFactory extends HttpConnectionFactory {
 
-    private final Duration headTimeout;
+    private final Limits limits;
 
-    StrictHttpConnectionFactory(HttpConfiguration http, Duration headTimeout) {
+    StrictHttpConnectionFactory(HttpConfiguration http, Limits limits) {
         super(http);
-        this.headTimeout = headTimeout;
+        this.limits = limits;
     }
 
     @Override
     public Connection newConnection(Connector connector, EndPoint endPoint) {
-        StrictConnection connection = new StrictConnection(getHttpConfiguration(), connector, endPoint, headTimeout);
+        StrictConnection connection = new StrictConnection(getHttpConfiguration(), connector, endPoint, limits);
         connection.setTransferEncodingChunkMaxLength(getTransferEncodingChunkMaxLength());
         return configure(connection, connector, endPoint);
     }
 
     private static final class StrictConnection extends HttpConnection {
-        private final Duration headTimeout;
-        private volatile HeadDeadline deadline;
+        private final Limits limits;
+        private volatile ReadDeadline deadline;
 
-        StrictConnection(HttpConfiguration http, Connector connector, EndPoint endPoint, Duration headTimeout) {
+        StrictConnection(HttpConfiguration http, Connector connector, EndPoint endPoint, Limits limits) {
             super(http, connector, endPoint);
-            this.headTimeout = headTimeout;
+            this.limits = limits;
         }
 
         @Override
@@ -63,12 +64,17 @@ final class StrictHttpConnectionFactory extends HttpConnectionFactory {
 
         @Override
         public void onClose(Throwable cause) {
-            endOfHead();
+            received();
             super.onClose(cause);
         }
 
-        private void endOfHead() {
-            HeadDeadline current = deadline;
+        private void expect(String what, Duration timeout) {
+            received();
+            deadline = new ReadDeadline(getConnector().getScheduler(), getEndPoint(), what, timeout);
+        }
+
+        private void received() {
+            ReadDeadline current = deadline;
             if (current != null) {
                 current.cancel();
                 deadline = null;
@@ -82,7 +88,7 @@ final class StrictHttpConnectionFactory extends HttpConnectionFactory {
             public void messageBegin() {
                 // The parser calls this whenever it looks for a new request, bytes or not.
                 if (deadline == null && !isRequestBufferEmpty()) {
-                    deadline = new HeadDeadline(getConnector().getScheduler(), getEndPoint(), headTimeout);
+                    expect("request head", limits.requestHeadTimeout());
                 }
                 transferEncodings = 0;
                 super.messageBegin();
@@ -99,47 +105,32 @@ final class StrictHttpConnectionFactory extends HttpConnectionFactory {
 
             @Override
             public boolean headerComplete() {
-                endOfHead();
+                HttpParser parser = getParser();
+                if (parser.isChunking() || parser.getContentLength() > 0) {
+                    long size = parser.isChunking() ? limits.maxRequestBytes() : parser.getContentLength();
+                    expect("request body", limits.requestBodyTimeout(size));
+                } else {
+                    received();
+                }
                 return super.headerComplete();
             }
 
             @Override
+            public boolean messageComplete() {
+                received();
+                return super.messageComplete();
+            }
+
+            @Override
             public void badMessage(HttpException failure) {
-                endOfHead();
+                received();
                 super.badMessage(failure);
             }
 
             @Override
             public void earlyEOF() {
-                endOfHead();
+                received();
                 super.earlyEOF();
-            }
-        }
-    }
-
-    /** Closes a connection whose request head is still arriving when the time is up. */
-    private static final class HeadDeadline implements Runnable {
-        private final AtomicBoolean pending = new AtomicBoolean(true);
-        private final EndPoint endPoint;
-        private final Duration timeout;
-        private final Scheduler.Task task;
-
-        HeadDeadline(Scheduler scheduler, EndPoint endPoint, Duration timeout) {
-            this.endPoint = endPoint;
-            this.timeout = timeout;
-            this.task = scheduler.schedule(this, timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-
-        @Override
-        public void run() {
-            if (pending.compareAndSet(true, false)) {
-                endPoint.close(new TimeoutException("request head not received within " + timeout.toMillis() + " ms"));
-            }
-        }
-
-        void cancel() {
-            if (pending.compareAndSet(true, false)) {
-                task.cancel();
             }
         }
     }

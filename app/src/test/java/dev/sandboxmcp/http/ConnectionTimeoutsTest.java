@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A connection with nothing in progress is closed after the idle timeout, and a request's head
- * must arrive within its deadline however it trickles; a request in progress is never cut by
- * either: a command that runs silently for longer than the idle timeout, an event stream whose
+ * and body must arrive within their deadlines however they trickle; a request being handled is
+ * never cut: a command that runs silently for longer than the idle timeout, an event stream whose
  * pings are further apart than it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -130,15 +131,16 @@ class ConnectionTimeoutsTest {
     }
 
     /**
-     * Sends {@code first}, then {@code line} once a second {@code times} times, then {@code last};
-     * returns the milliseconds until the server closed the connection, or -1 when it answered.
+     * Sends {@code first}, then {@code line(i)} once a second for i below {@code times}, then
+     * {@code last}; returns the milliseconds until the server closed the connection, or -1 when
+     * it answered.
      */
-    long millisUntilClosedWhileTrickling(String first, String line, int times, String last) throws Exception {
+    long millisUntilClosedWhileTrickling(String first, IntFunction<String> line, int times, String last) throws Exception {
         try (RawHttp.Connection connection = RawHttp.Connection.open(server.port())) {
             long started = System.nanoTime();
             boolean open = connection.write(first);
             for (int i = 0; open && i < times; i++) {
-                open = !connection.closedWithin(1_000) && connection.write(line.formatted(i));
+                open = !connection.closedWithin(1_000) && connection.write(line.apply(i));
             }
             if (open && connection.write(last) && connection.readResponse() != null) {
                 return -1;
@@ -147,7 +149,7 @@ class ConnectionTimeoutsTest {
         }
     }
 
-    CompletableFuture<Long> trickle(String first, String line, int times, String last) {
+    CompletableFuture<Long> trickle(String first, IntFunction<String> line, int times, String last) {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return millisUntilClosedWhileTrickling(first, line, times, last);
@@ -158,36 +160,27 @@ class ConnectionTimeoutsTest {
     }
 
     @Test
-    void requestHeadMustArriveWithinItsDeadline() throws Exception {
+    void requestHeadAndBodyMustArriveWithinTheirDeadlines() throws Exception {
         int seconds = (int) (HEAD_MILLIS / 1000);
-        // A line a second: well inside the idle timeout, so only the head deadline can end these.
+        // A line a second: well inside the idle timeout, so only the deadlines can end these.
         String request = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
-        CompletableFuture<Long> headerLines = trickle(request, "X-Slow-%d: x\r\n", seconds + 5, "\r\n");
-        CompletableFuture<Long> blankLines = trickle("\r\n", "\r\n", seconds + 5, request + "\r\n");
-        CompletableFuture<Long> requestLine = trickle("GET /heal", "t", seconds + 5, "hz HTTP/1.1\r\nHost: x\r\n\r\n");
-        CompletableFuture<Long> justInTime = trickle(request, "X-Slow-%d: x\r\n", seconds - 3, "\r\n");
-        for (var slow : List.of(headerLines, blankLines, requestLine)) {
-            assertThat(slow.get(60, TimeUnit.SECONDS)).as("closed at (ms)").isBetween(HEAD_MILLIS - 500, HEAD_MILLIS + 2_500);
-        }
-        assertThat(justInTime.get(60, TimeUnit.SECONDS)).as("a head that took %d s is answered", seconds - 3).isEqualTo(-1);
-    }
+        CompletableFuture<Long> headerLines = trickle(request, i -> "X-Slow-" + i + ": x\r\n", seconds + 5, "\r\n");
+        CompletableFuture<Long> blankLines = trickle("\r\n", i -> "\r\n", seconds + 5, request + "\r\n");
+        CompletableFuture<Long> requestLine = trickle("GET /heal", i -> "t", seconds + 5, "hz HTTP/1.1\r\nHost: x\r\n\r\n");
+        CompletableFuture<Long> justInTime = trickle(request, i -> "X-Slow-" + i + ": x\r\n", seconds - 3, "\r\n");
 
-    @Test
-    void bodyThatTricklesInIsCut() throws Exception {
         String body = runCommand("touch trickled");
+        long bodyMillis = Limits.defaults().requestBodyTimeout(body.length()).toMillis();
         String head = "POST " + TestServer.BASE + "/mcp HTTP/1.1\r\nHost: localhost\r\n" + AUTH + JSON
                 + "Content-Length: " + body.length() + "\r\n\r\n";
-        try (RawHttp.Connection connection = RawHttp.Connection.open(server.port())) {
-            long started = System.nanoTime();
-            connection.write(head);
-            for (int i = 0; i < body.length() - 1 && !connection.closedWithin(500); i += 8) {
-                if (!connection.write(body.substring(i, Math.min(i + 8, body.length() - 1)))) {
-                    break;
-                }
-            }
-            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
-            assertThat(seconds).as("seconds until the server gave up on the body").isLessThan(IDLE_SECONDS + 3);
+        CompletableFuture<Long> slowBody = trickle(head, i -> body.substring(i, i + 1), body.length() - 1,
+                body.substring(body.length() - 1));
+
+        for (var slow : List.of(headerLines, blankLines, requestLine)) {
+            assertThat(slow.get(60, TimeUnit.SECONDS)).as("head closed at (ms)").isBetween(HEAD_MILLIS - 500, HEAD_MILLIS + 2_500);
         }
+        assertThat(justInTime.get(60, TimeUnit.SECONDS)).as("a head that took %d s is answered", seconds - 3).isEqualTo(-1);
+        assertThat(slowBody.get(120, TimeUnit.SECONDS)).as("body closed at (ms)").isBetween(bodyMillis - 500, bodyMillis + 2_500);
         assertThat(server.workspace.resolve("trickled")).doesNotExist();
         RawHttp.Response after = RawHttp.post(server.port(), TestServer.BASE + "/mcp", AUTH + JSON, runCommand("echo fine"));
         assertThat(after.body()).contains("fine");
