@@ -108,8 +108,8 @@ class SlowClientsTest {
                 channel.register(selector, SelectionKey.OP_READ, client);
                 slow.add(client);
             }
-            System.out.printf("slow clients: %d opened in %d ms%n", count,
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openingStarted));
+            long openingMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openingStarted);
+            System.out.printf("slow clients: %d opened in %d ms%n", count, openingMillis);
 
             // Trickle a header line to each open one every second; note when the server closes it.
             long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HEAD_MILLIS + 20_000);
@@ -160,7 +160,10 @@ class SlowClientsTest {
             System.out.printf("slow clients: closed after %d ms (first) to %d ms (last); the head deadline is %d ms%n",
                     openFor.getFirst(), openFor.getLast(), HEAD_MILLIS);
             assertThat(openFor.getFirst()).as("ms until the first was closed").isGreaterThanOrEqualTo(HEAD_MILLIS - 500);
-            assertThat(openFor.getLast()).as("ms until the last was closed").isLessThanOrEqualTo(HEAD_MILLIS + 3_000);
+            // The server starts the clock when it reads a connection's first byte, which can be a
+            // while after the client wrote it when thousands of connections wait to be accepted.
+            assertThat(openFor.getLast()).as("ms until the last was closed")
+                    .isLessThanOrEqualTo(HEAD_MILLIS + 3_000 + openingMillis);
 
             List<Long> sorted = new ArrayList<>(latencies);
             Collections.sort(sorted);
