@@ -9,8 +9,9 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * The server's one HTTP/1.1 listener, set up so that what one client sends cannot change what
- * another is seen to send, and a request has one reading only.
+ * The server's one HTTP/1.1 listener, set up for clients that may be hostile: what one client
+ * sends cannot change what another is seen to send, a request has one reading only, and
+ * connections are bounded in number and in how long they may be held without a request.
  */
 final class HttpListener {
 
