@@ -47,7 +47,9 @@ class ServerProcessTest {
                 Arguments.of("workspace is a file", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_WORKSPACE", "/etc/hostname"), "not a directory"),
                 Arguments.of("bad address", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_ADDR", "localhost"), "MCP_ADDR"),
                 Arguments.of("bad timeout", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_COMMAND_TIMEOUT_SECONDS", "soon"), "MCP_COMMAND_TIMEOUT_SECONDS"),
-                Arguments.of("bad base path", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_BASE_PATH", "/a b"), "MCP_BASE_PATH"));
+                Arguments.of("bad base path", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_BASE_PATH", "/a b"), "MCP_BASE_PATH"),
+                Arguments.of("bad trusted proxy", Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_TRUSTED_PROXIES", "traefik"),
+                        "MCP_TRUSTED_PROXIES"));
     }
 
     @ParameterizedTest(name = "{0}")

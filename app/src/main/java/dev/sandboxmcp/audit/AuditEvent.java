@@ -10,7 +10,7 @@ import java.time.Instant;
  * @param outcome  "ok", "error" or "timeout"
  * @param exitCode the command's exit code, or null for file tools
  * @param bytes    bytes read, written or printed, or null when none
- * @param client   the caller's address (first X-Forwarded-For hop when present)
+ * @param client   the caller's address, as far as the trusted proxies vouch for it
  * @param peer     the address of the TCP peer (a proxy, when there is one)
  * @param error    the error message given to the assistant, or null
  */

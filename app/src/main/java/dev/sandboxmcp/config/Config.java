@@ -22,10 +22,11 @@ import java.util.regex.Pattern;
  *                       the runner itself; null with a separate runner (the server never opens it)
  * @param tokenDigest    SHA-256 of the bearer token clients must send (the server needs no more)
  * @param allowedOrigins browser origins allowed to call (requests without Origin always pass)
+ * @param trustedProxies the reverse proxies whose X-Forwarded-For the audit believes
  * @param limits         sizes, timeouts and counts
  */
 public record Config(String host, int port, String basePath, Path runnerSocket, Path workspace,
-        TokenDigest tokenDigest, List<String> allowedOrigins, Limits limits) {
+        TokenDigest tokenDigest, List<String> allowedOrigins, TrustedProxies trustedProxies, Limits limits) {
 
     public static final int MIN_TOKEN_LENGTH = 32;
     /** Environment variables that hold the secret; they are never passed on to commands. */
@@ -39,8 +40,8 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
     @Override
     public String toString() {
         return "Config[host=" + host + ", port=" + port + ", basePath=" + basePath + ", runnerSocket=" + runnerSocket
-                + ", workspace=" + workspace
-                + ", token=(digest only), allowedOrigins=" + allowedOrigins + ", limits=" + limits + "]";
+                + ", workspace=" + workspace + ", token=(digest only), allowedOrigins=" + allowedOrigins
+                + ", trustedProxies=" + trustedProxies + ", limits=" + limits + "]";
     }
 
     /** Reads the configuration from {@code env}, the process environment or a test's map. */
@@ -53,8 +54,9 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
         TokenDigest token = token(env);
         List<String> origins = Arrays.stream(reader.string("MCP_ALLOWED_ORIGINS", "").split(","))
                 .map(String::strip).filter(s -> !s.isEmpty()).toList();
+        TrustedProxies proxies = TrustedProxies.parse(reader.string("MCP_TRUSTED_PROXIES", TrustedProxies.DEFAULT));
 
-        return new Config(address.host(), address.port(), basePath, runnerSocket, workspace, token, origins,
+        return new Config(address.host(), address.port(), basePath, runnerSocket, workspace, token, origins, proxies,
                 limits(reader));
     }
 
@@ -76,13 +78,18 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
                 reader.integer("MCP_MAX_CONCURRENT_COMMANDS", defaults.maxConcurrentCommands(), 1, 1024),
                 reader.integer("MCP_MAX_REQUEST_BYTES", defaults.maxRequestBytes(), 64 * 1024, 512 * 1024 * 1024),
                 reader.seconds("MCP_KEEPALIVE_SECONDS", defaults.keepAlive(), 1, 3600),
-                reader.integer("MCP_MAX_JOBS", defaults.maxJobs(), 1, 64));
+                reader.integer("MCP_MAX_JOBS", defaults.maxJobs(), 1, 64),
+                reader.seconds("MCP_IDLE_TIMEOUT_SECONDS", defaults.idleTimeout(), 1, 3600),
+                defaults.requestHeadTimeout(),
+                defaults.requestBodyGrace(),
+                defaults.minRequestBytesPerSecond(),
+                reader.integer("MCP_MAX_CONNECTIONS", defaults.maxConnections(), 1, 65536));
         return limits;
     }
 
     /**
      * The variables that make {@link #limits(EnvReader)} read back {@code limits}: how the server
-     * hands its bounds to a runner it starts itself.
+     * hands its bounds to a runner it starts itself (the HTTP-only bounds stay with the server).
      */
     public static Map<String, String> environmentOf(Limits limits) {
         return Map.of(

@@ -14,6 +14,16 @@ import java.time.Duration;
  * @param maxRequestBytes    largest MCP message body accepted (larger gets 413)
  * @param keepAlive          interval of keep-alive pings on open event streams
  * @param maxJobs            background jobs that may run at once
+ * @param idleTimeout        how long a connection may stay open with no request on it (between
+ *                           requests, or before a request's first byte), or with a read or write
+ *                           stalled; a request being handled (a long command, an open event
+ *                           stream) is not cut by it, however long it stays silent
+ * @param requestHeadTimeout how long a request's line and headers may take to arrive, from its first byte
+ * @param requestBodyGrace   the part of a body's deadline that does not depend on its size: it
+ *                           covers the up to 20 s a message may wait for the body budget before
+ *                           it is read (see {@link #requestBodyTimeout})
+ * @param minRequestBytesPerSecond the slowest rate a body may arrive at, beyond the grace
+ * @param maxConnections     connections open at once; one past it is answered 503 and closed
  */
 public record Limits(
         Duration defaultTimeout,
@@ -24,10 +34,21 @@ public record Limits(
         int maxConcurrentCommands,
         int maxRequestBytes,
         Duration keepAlive,
-        int maxJobs) {
+        int maxJobs,
+        Duration idleTimeout,
+        Duration requestHeadTimeout,
+        Duration requestBodyGrace,
+        int minRequestBytesPerSecond,
+        int maxConnections) {
 
     public static Limits defaults() {
         return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
-                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4);
+                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4,
+                Duration.ofSeconds(120), Duration.ofSeconds(10), Duration.ofSeconds(30), 16 * 1024, 1024);
+    }
+
+    /** How long a request body of {@code bytes} may take to arrive, from the end of the request's head. */
+    public Duration requestBodyTimeout(long bytes) {
+        return requestBodyGrace.plusMillis(bytes * 1000 / minRequestBytesPerSecond);
     }
 }

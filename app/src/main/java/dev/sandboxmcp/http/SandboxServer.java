@@ -56,11 +56,12 @@ public final class SandboxServer implements AutoCloseable {
             HealthProbe runnerHealth) {
         var json = McpJsonDefaults.getMapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
+        CallerAddresses callers = new CallerAddresses(config.trustedProxies());
 
         HttpServletStatelessServerTransport streamableTransport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(json)
                 .messageEndpoint(config.path("/mcp"))
-                .contextExtractor(CallerAddresses::extract)
+                .contextExtractor(callers::extract)
                 .maxRequestSize(config.limits().maxRequestBytes())
                 .build();
         McpStatelessSyncServer streamable = McpServer.sync(streamableTransport)
@@ -78,7 +79,7 @@ public final class SandboxServer implements AutoCloseable {
                 .sseEndpoint("/sse")
                 .messageEndpoint("/message")
                 .keepAliveInterval(config.limits().keepAlive())
-                .contextExtractor(CallerAddresses::extract)
+                .contextExtractor(callers::extract)
                 .maxRequestSize(config.limits().maxRequestBytes())
                 .build();
         McpSyncServer sse = McpServer.sync(sseTransport)
@@ -96,8 +97,7 @@ public final class SandboxServer implements AutoCloseable {
         Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.concurrency.useVirtualThreads = true;
-            cfg.jetty.host = config.host();
-            cfg.jetty.port = config.port();
+            cfg.jetty.addConnector((server, http) -> HttpListener.create(server, http, config));
             for (String path : healthPaths) {
                 // The server answers for itself; the runner's state is reported, not inherited:
                 // a runner restarting must not make the server's own health check restart it.

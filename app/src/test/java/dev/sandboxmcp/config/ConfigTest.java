@@ -3,6 +3,7 @@ package dev.sandboxmcp.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,6 +116,76 @@ class ConfigTest {
                 .hasMessageContaining("from 1");
         assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_KEEPALIVE_SECONDS", "20s")))
                 .hasMessageContaining("whole number");
+    }
+
+    @Test
+    void connectionCapHoldsAtItsEdges() throws Exception {
+        assertThat(Config.fromEnvironment(env()).limits().maxConnections()).isEqualTo(1024);
+        assertThat(Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "1")).limits().maxConnections()).isEqualTo(1);
+        assertThat(Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "65536")).limits().maxConnections()).isEqualTo(65536);
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "0")))
+                .hasMessage("MCP_MAX_CONNECTIONS must be a whole number from 1 to 65536, got '0'");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "65537")))
+                .hasMessageContaining("MCP_MAX_CONNECTIONS");
+    }
+
+    @Test
+    void idleTimeoutHoldsAtItsEdges() throws Exception {
+        assertThat(Config.fromEnvironment(env()).limits().idleTimeout()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "1")).limits().idleTimeout())
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "3600")).limits().idleTimeout())
+                .isEqualTo(Duration.ofSeconds(3600));
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "0")))
+                .hasMessage("MCP_IDLE_TIMEOUT_SECONDS must be a whole number from 1 to 3600, got '0'");
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_IDLE_TIMEOUT_SECONDS", "3601")))
+                .hasMessageContaining("MCP_IDLE_TIMEOUT_SECONDS");
+    }
+
+    @Test
+    void trustedProxiesAreLoopbackUnlessSet() throws Exception {
+        TrustedProxies proxies = Config.fromEnvironment(env()).trustedProxies();
+        assertThat(proxies.contains(InetAddress.ofLiteral("127.0.0.1"))).isTrue();
+        assertThat(proxies.contains(InetAddress.ofLiteral("127.255.255.255"))).isTrue();
+        assertThat(proxies.contains(InetAddress.ofLiteral("::1"))).isTrue();
+        assertThat(proxies.contains(InetAddress.ofLiteral("128.0.0.1"))).isFalse();
+        assertThat(proxies.contains(InetAddress.ofLiteral("172.17.0.1"))).isFalse();
+        assertThat(proxies.contains(InetAddress.ofLiteral("::2"))).isFalse();
+        TrustedProxies none = Config.fromEnvironment(env("MCP_TRUSTED_PROXIES", "none")).trustedProxies();
+        assertThat(none.contains(InetAddress.ofLiteral("127.0.0.1"))).isFalse();
+    }
+
+    @Test
+    void trustedProxyBlocksHoldAtTheirEdges() throws Exception {
+        TrustedProxies proxies = Config.fromEnvironment(env("MCP_TRUSTED_PROXIES",
+                " 172.16.0.0/12 ,192.0.2.7,, 2001:db8::/33, ::ffff:198.51.100.9,")).trustedProxies();
+        assertThat(proxies.contains(InetAddress.ofLiteral("172.16.0.0"))).isTrue();
+        assertThat(proxies.contains(InetAddress.ofLiteral("172.31.255.255"))).isTrue();
+        assertThat(proxies.contains(InetAddress.ofLiteral("172.32.0.0"))).isFalse();
+        assertThat(proxies.contains(InetAddress.ofLiteral("172.15.255.255"))).isFalse();
+        assertThat(proxies.contains(InetAddress.ofLiteral("192.0.2.7"))).isTrue();
+        assertThat(proxies.contains(InetAddress.ofLiteral("192.0.2.8"))).isFalse();
+        assertThat(proxies.contains(InetAddress.ofLiteral("2001:db8:7fff:ffff::1"))).isTrue();
+        assertThat(proxies.contains(InetAddress.ofLiteral("2001:db8:8000::"))).isFalse();
+        assertThat(proxies.contains(InetAddress.ofLiteral("198.51.100.9"))).as("IPv4-mapped is IPv4").isTrue();
+        assertThat(proxies.contains(InetAddress.ofLiteral("127.0.0.1"))).as("the list replaces the default").isFalse();
+        assertThat(Config.fromEnvironment(env("MCP_TRUSTED_PROXIES", "0.0.0.0/0")).trustedProxies()
+                .contains(InetAddress.ofLiteral("203.0.113.9"))).isTrue();
+        assertThat(Config.fromEnvironment(env("MCP_TRUSTED_PROXIES", "10.1.2.3/32")).trustedProxies()
+                .contains(InetAddress.ofLiteral("10.1.2.4"))).isFalse();
+        assertThat(Config.fromEnvironment(env("MCP_TRUSTED_PROXIES", "::/128")).trustedProxies()
+                .contains(InetAddress.ofLiteral("::"))).isTrue();
+    }
+
+    @Test
+    void trustedProxiesRefuseAnythingButAddressesAndBlocksInOneLine() {
+        for (String bad : new String[] {"10.0.0.0/33", "::/129", "proxy.example", "10.0.0.0/", "10.0.0.0/-1",
+                "10.0.0", "1.2.3.4.5", "fe80::1%eth0", "10.0.0.0/8 10.1.0.0/16", "*"}) {
+            assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_TRUSTED_PROXIES", bad)))
+                    .as(bad).isInstanceOf(ConfigException.class)
+                    .hasMessageStartingWith("MCP_TRUSTED_PROXIES must be comma-separated IP addresses or CIDR blocks")
+                    .hasMessageNotContaining("\n");
+        }
     }
 
     @Test
