@@ -36,7 +36,8 @@ class ConfigTest {
         Map<String, String> env = new HashMap<>(Map.of("MCP_AUTH_TOKEN", "t".repeat(40), "MCP_WORKSPACE", workspace.toString(),
                 "MCP_COMMAND_TIMEOUT_SECONDS", "7", "MCP_COMMAND_TIMEOUT_MAX_SECONDS", "9", "MCP_KILL_GRACE_MILLIS", "150",
                 "MCP_OUTPUT_LIMIT_BYTES", "4096", "MCP_FILE_LIMIT_BYTES", "8192", "MCP_MAX_CONCURRENT_COMMANDS", "3",
-                "MCP_MAX_REQUEST_BYTES", "131072", "MCP_KEEPALIVE_SECONDS", "11", "MCP_MAX_JOBS", "2"));
+                "MCP_MAX_REQUEST_BYTES", "131072", "MCP_KEEPALIVE_SECONDS", "11"));
+        env.put("MCP_MAX_JOBS", "2");
         Limits server = Config.fromEnvironment(env).limits();
         Map<String, String> handed = new HashMap<>(Config.environmentOf(server));
         handed.put("MCP_RUNNER_SOCKET", workspace.resolve("runner.sock").toString());
