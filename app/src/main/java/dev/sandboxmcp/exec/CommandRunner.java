@@ -72,20 +72,12 @@ public final class CommandRunner implements AutoCloseable {
         if (!slots.tryAcquire()) {
             throw new BusyException(maxConcurrent);
         }
-        try {
-            return runAcquired(command, workingDirectory, timeout, stdin);
-        } finally {
-            slots.release();
-        }
-    }
-
-    private CommandResult runAcquired(String command, Path workingDirectory, Duration timeout, byte[] stdin)
-            throws IOException, InterruptedException {
         sweep.begin();
         try {
             return runStarted(command, workingDirectory, timeout, stdin);
         } finally {
             sweep.end();
+            slots.release();
         }
     }
 
