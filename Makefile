@@ -19,8 +19,8 @@ INTEROP_DIRS := tests/interop/sdk-1.17.3 tests/interop/sdk-latest
 # the runner (commands and files), as your UID:GID; never root.
 SERVER_IMAGE ?= sandbox-mcp-server:local
 RUNNER_IMAGE ?= sandbox-mcp-runner:local
-SERVER_BASE_IMAGE := sandbox-mcp-server-base:local
-RUNNER_BASE_IMAGE := sandbox-mcp-runner-base:local
+SERVER_BASE_IMAGE ?= sandbox-mcp-server-base:local
+RUNNER_BASE_IMAGE ?= sandbox-mcp-runner-base:local
 BASE_RECIPE = $(shell infra/image/build-base.sh --recipe)
 HOST_UID := $(shell id -u)
 HOST_GID := $(shell id -g)
