@@ -22,12 +22,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The endpoint needs no token, so the checks are shared: at most one round runs at a time,
  * and its report is reused for {@code reuse}; a flood of probes costs one process start per
- * {@code reuse}, not one per request. A round still inFlight past its deadline is not started
+ * {@code reuse}, not one per request. A failed report is reused for at most {@link #FAILED_REUSE},
+ * so that a part coming back (a runner starting or restarting) is seen within a second, not
+ * after a whole {@code reuse}. A round still inFlight past its deadline is not started
  * again until it returns; every probe meanwhile reports it as failing.
  */
 public final class HealthProbe {
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthProbe.class);
+    static final Duration FAILED_REUSE = Duration.ofSeconds(1);
 
     /** One thing a tool call depends on; {@code run} throws when it does not work. */
     public record Check(String name, Step run) {
@@ -64,7 +67,8 @@ public final class HealthProbe {
     public Report report() {
         CompletableFuture<Report> current;
         synchronized (this) {
-            if (last != null && System.nanoTime() - lastNanos < reuse.toNanos()) {
+            Duration kept = last != null && !last.healthy() && FAILED_REUSE.compareTo(reuse) < 0 ? FAILED_REUSE : reuse;
+            if (last != null && System.nanoTime() - lastNanos < kept.toNanos()) {
                 return last;
             }
             current = round;

@@ -70,4 +70,23 @@ class HealthProbeTest {
         }
         assertThat(rounds).hasValue(1);
     }
+
+    @Test
+    void aFailureIsReusedForASecondAtMostSoThatARecoveryShowsQuickly() throws Exception {
+        AtomicInteger rounds = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean up = new java.util.concurrent.atomic.AtomicBoolean(false);
+        HealthProbe probe = new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
+            rounds.incrementAndGet();
+            if (!up.get()) {
+                throw new java.io.IOException("not listening yet");
+            }
+        })), DEADLINE, Duration.ofMinutes(1));
+        assertThat(probe.report().failed()).containsExactly("runner");
+        assertThat(probe.report().healthy()).as("reused within the second").isFalse();
+        up.set(true);
+        Thread.sleep(HealthProbe.FAILED_REUSE.toMillis() + 100);
+        assertThat(probe.report().healthy()).isTrue();
+        assertThat(probe.report().healthy()).isTrue();
+        assertThat(rounds).as("the healthy report is kept for the whole reuse").hasValue(2);
+    }
 }
