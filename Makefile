@@ -21,7 +21,10 @@ SERVER_IMAGE ?= sandbox-mcp-server:local
 RUNNER_IMAGE ?= sandbox-mcp-runner:local
 SERVER_BASE_IMAGE ?= sandbox-mcp-server-base:local
 RUNNER_BASE_IMAGE ?= sandbox-mcp-runner-base:local
-BASE_RECIPE = $(shell infra/image/build-base.sh --recipe)
+# The runner's toolchains (infra/image/build-base.sh lists what each brings); changing the list
+# rebuilds the runner's base on the next `make image`.
+SANDBOX_TOOLCHAINS ?= go,node,python,c
+export SANDBOX_TOOLCHAINS
 HOST_UID := $(shell id -u)
 HOST_GID := $(shell id -g)
 SANDBOX_UID ?= $(if $(filter 0,$(HOST_UID)),1000,$(HOST_UID))
@@ -30,19 +33,23 @@ SANDBOX_SERVER_UID ?= 65532
 SANDBOX_SERVER_GID ?= 65532
 SANDBOX_WORKSPACE ?= $(HOME)/Development
 SANDBOX_PORT ?= 18080
+# The runner's HOME (caches, ~/go, ~/.npm...): a named volume kept by `make down`, stored in this
+# directory of yours; `make clean-home` removes both.
+SANDBOX_HOME_VOLUME ?= sandbox-mcp-home
+SANDBOX_HOME_DIR ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/sandbox-mcp/home
 COMPOSE_FILE := infra/compose/compose.yaml
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp -f $(COMPOSE_FILE)
 # What compose needs, derived here so that only the token's digest enters the container.
 COMPOSE_ENV = SANDBOX_SERVER_IMAGE=$(SERVER_IMAGE) SANDBOX_RUNNER_IMAGE=$(RUNNER_IMAGE) \
   SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SANDBOX_GID) SANDBOX_SERVER_UID=$(SANDBOX_SERVER_UID) SANDBOX_SERVER_GID=$(SANDBOX_SERVER_GID) \
-  SANDBOX_WORKSPACE="$(SANDBOX_WORKSPACE)" SANDBOX_PORT=$(SANDBOX_PORT) \
+  SANDBOX_WORKSPACE="$(SANDBOX_WORKSPACE)" SANDBOX_PORT=$(SANDBOX_PORT) SANDBOX_HOME_VOLUME=$(SANDBOX_HOME_VOLUME) \
   MCP_AUTH_TOKEN_SHA256=$$(sed -n 's/^MCP_AUTH_TOKEN=//p' $(ENV_FILE) 2>/dev/null | tr -d '\r\n' | sha256sum | cut -d' ' -f1)
 TRAEFIK_DYNAMIC_DIR ?=
 VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help build run test token interop-deps clean base-image image up down logs deploy verify lint bench
+.PHONY: help build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -83,8 +90,10 @@ base-image: ## build the two base images from Debian packages (no registry neede
 	infra/image/build-base.sh server $(SERVER_BASE_IMAGE)
 
 # Jib for one of the two images: $(call jib,<image>,<base>,<user>,<mode: runner|serve>,<heap %>,<aot dir>)
+# Both carry the runner base's toolchain label (the server's instructions name the toolchains).
 jib = $(MVN) -pl app jib:dockerBuild -Dimage.name=$(1) -Dimage.base=docker://$(2) -Dimage.user=$(3) \
-  -Dimage.mode=$(4) -Dimage.heap.percent=$(5) -Dimage.aot.dir=$(CURDIR)/app/target/aot-cache/$(6)
+  -Dimage.mode=$(4) -Dimage.heap.percent=$(5) -Dimage.aot.dir=$(CURDIR)/app/target/aot-cache/$(6) \
+  -Dimage.toolchains="$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.toolchains"}}' $(RUNNER_BASE_IMAGE))"
 
 image: ## build the server and runner images into the local Docker daemon with Jib, each with its AOT cache
 	@if [ "$(HOST_UID)" = 0 ] && [ "$(origin SANDBOX_UID)" = file ]; then \
@@ -94,7 +103,7 @@ image: ## build the server and runner images into the local Docker daemon with J
 	@for flavour in runner server; do \
 	  base=$$([ $$flavour = runner ] && echo $(RUNNER_BASE_IMAGE) || echo $(SERVER_BASE_IMAGE)); \
 	  if [ "$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' $$base 2>/dev/null)" \
-	      != "$(BASE_RECIPE)" ]; then \
+	      != "$$(infra/image/build-base.sh --recipe $$flavour)" ]; then \
 	    echo "make image: $$base is missing or was built from another recipe; building it"; \
 	    infra/image/build-base.sh $$flavour $$base || exit 1; fi; done
 	rm -rf app/target/aot-cache && mkdir -p app/target/aot-cache/server app/target/aot-cache/runner
@@ -109,12 +118,24 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	@if [ ! -d "$(SANDBOX_WORKSPACE)" ]; then \
 	  mkdir -p "$(SANDBOX_WORKSPACE)" && chown $(SANDBOX_UID):$(SANDBOX_GID) "$(SANDBOX_WORKSPACE)" && \
 	  echo "created $(SANDBOX_WORKSPACE) for $(SANDBOX_UID):$(SANDBOX_GID)"; fi
+	@if ! docker volume inspect $(SANDBOX_HOME_VOLUME) >/dev/null 2>&1; then \
+	  mkdir -p "$(SANDBOX_HOME_DIR)" && chown $(SANDBOX_UID):$(SANDBOX_GID) "$(SANDBOX_HOME_DIR)" && chmod 0700 "$(SANDBOX_HOME_DIR)" && \
+	  docker volume create --driver local --opt type=none --opt o=bind --opt device="$(SANDBOX_HOME_DIR)" $(SANDBOX_HOME_VOLUME) >/dev/null && \
+	  echo "created the home volume $(SANDBOX_HOME_VOLUME) in $(SANDBOX_HOME_DIR)"; fi
 	$(COMPOSE_ENV) $(COMPOSE) up -d
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@echo "check it with: make verify"
 
-down: ## stop and remove the two containers, their network and their socket volume
+down: ## stop and remove the two containers, their network and their socket volume (the home volume stays)
 	$(COMPOSE_ENV) $(COMPOSE) down --volumes
+
+clean-home: ## remove the runner's home volume and its directory (caches, ~/go...), after asking
+	@dir=$$(docker volume inspect --format '{{index .Options "device"}}' $(SANDBOX_HOME_VOLUME) 2>/dev/null || echo "$(SANDBOX_HOME_DIR)"); \
+	  read -r -p "remove the volume $(SANDBOX_HOME_VOLUME) and everything in $$dir? [y/N] " answer; \
+	  [ "$$answer" = y ] || { echo "kept"; exit 0; }; \
+	  if docker volume inspect $(SANDBOX_HOME_VOLUME) >/dev/null 2>&1 && ! docker volume rm $(SANDBOX_HOME_VOLUME) >/dev/null; then \
+	    echo "the volume is in use: run make down first"; exit 1; fi; \
+	  rm -rf -- "$$dir"; echo "removed $$dir"
 
 logs: ## follow the container's logs (audit lines on stdout)
 	$(COMPOSE_ENV) $(COMPOSE) logs -f
@@ -138,7 +159,7 @@ bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
 
 lint: ## shellcheck the scripts
-	shellcheck infra/image/build-base.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+	shellcheck infra/image/build-base.sh infra/image/toolchain-env.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

@@ -1,31 +1,64 @@
 #!/usr/bin/env bash
 # Builds the two base images of sandbox-mcp without any container registry, each a Debian root
 # filesystem made by mmdebstrap from this machine's own apt sources plus a Java 25 runtime made
-# with jlink from the build JDK (at /opt/java), imported into the local Docker daemon:
-#   runner  the commands' world: bash, git, coreutils, procps, curl, netcat (its health check)...
+# with jlink from the build JDK (at /opt/java, for the sandbox-mcp process only), imported into
+# the local Docker daemon:
+#   runner  the commands' world: the everyday tools (git, ripgrep, jq, curl, sqlite3...) and the
+#           toolchains named in SANDBOX_TOOLCHAINS (see toolchain_packages below)
 #   server  the HTTP server's: the C library, zlib and busybox (sh and wget for its health
 #           check) and nothing else: no package manager, no shell tools, no toolchain.
 # Usage: infra/image/build-base.sh runner|server [IMAGE]
-#        infra/image/build-base.sh --recipe  (prints the digest of this recipe, both flavours)
-# DEBIAN_MIRROR: a Debian mirror URL, for machines whose own apt sources are not Debian's
-# (for instance an Ubuntu CI runner); by default the machine's own sources are used.
+#        infra/image/build-base.sh --recipe runner|server  (the digest of that flavour's recipe)
+# SANDBOX_TOOLCHAINS: comma-separated, default go,node,python,c (all: go,node,python,c,java,rust).
+# DEBIAN_SUITE: default trixie (Debian 13): Go 1.24, Node 20, Python 3.13, GCC 14, where bookworm
+# has Go 1.19 and Python 3.11. The mirrors are this machine's own apt sources, pointed at that
+# suite; DEBIAN_MIRROR (a URL) replaces them, for machines whose sources are not Debian's.
 # Needs root (or fakeroot-capable mmdebstrap modes), mmdebstrap, docker and JAVA_HOME (JDK 25).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-# `make image` rebuilds a base when this recipe changes: the label names the recipe's digest,
-# which `build-base.sh --recipe` prints.
-recipe=$(cat "$here/build-base.sh" "$here/profile.sed" | sha256sum | cut -c1-16)
+suite=${DEBIAN_SUITE:-trixie}
+toolchains=${SANDBOX_TOOLCHAINS-go,node,python,c}
+toolchains=${toolchains// /}
+
+die() { echo "build-base: $*" >&2; exit 1; }
+
+# What each toolchain brings, as Debian packages; README's table lists the same.
+toolchain_packages() {
+  case "$1" in
+    go) echo golang-go ;;
+    node) echo nodejs,npm ;;
+    python) echo python3,python3-venv,python3-pip ;;
+    c) echo gcc,g++,libc6-dev,make,pkg-config ;;
+    java) echo openjdk-21-jdk-headless,maven ;;
+    rust) echo rustc,cargo ;;
+    *) die "unknown toolchain '$1' in SANDBOX_TOOLCHAINS (known: go, node, python, c, java, rust)" ;;
+  esac
+}
+
+# `make image` rebuilds a base when its recipe changes: the label names the recipe's digest,
+# which `build-base.sh --recipe FLAVOUR` prints. The runner's includes the toolchain list.
+recipe_of() {
+  if [[ "$1" == runner ]]; then
+    { cat "$here/build-base.sh" "$here/profile.sed" "$here/toolchain-env.sh"; echo "$suite $toolchains ${DEBIAN_MIRROR:-}"; } | sha256sum | cut -c1-16
+  else
+    { cat "$here/build-base.sh"; echo "$suite ${DEBIAN_MIRROR:-}"; } | sha256sum | cut -c1-16
+  fi
+}
 if [[ "${1:-}" == --recipe ]]; then
-  echo "$recipe"
+  recipe_of "${2:?usage: build-base.sh --recipe runner|server}"
   exit 0
 fi
 flavour=${1:?usage: build-base.sh runner|server [IMAGE]}
-suite=${DEBIAN_SUITE:-bookworm}
 case "$flavour" in
   runner)
     image=${2:-sandbox-mcp-runner-base:local}
-    packages=bash,coreutils,findutils,grep,sed,gawk,diffutils,patch,less,procps,util-linux,psmisc,git,curl,ca-certificates,tini,make,xz-utils,unzip,zip,openssh-client,jq,netcat-openbsd
+    # The everyday tools, always; the health check needs netcat-openbsd.
+    packages=bash,coreutils,findutils,grep,sed,gawk,diffutils,patch,less,procps,util-linux,psmisc,git,curl,ca-certificates,tini,make,xz-utils,unzip,zip,openssh-client,jq,netcat-openbsd,ripgrep,file,tree,sqlite3
+    IFS=, read -r -a chosen <<<"$toolchains"
+    for toolchain in "${chosen[@]}"; do
+      [[ -n "$toolchain" ]] && packages+=,$(toolchain_packages "$toolchain")
+    done
     ;;
   server)
     image=${2:-sandbox-mcp-server-base:local}
@@ -36,10 +69,9 @@ case "$flavour" in
     exit 2
     ;;
 esac
+recipe=$(recipe_of "$flavour")
 # Modules the server needs (jdeps on the shaded jar), plus elliptic-curve TLS for `verify` over HTTPS.
 modules=java.base,java.desktop,java.instrument,java.management,java.naming,java.net.http,java.rmi,java.security.jgss,java.sql,jdk.crypto.ec,jdk.unsupported,jdk.zipfs
-
-die() { echo "build-base: $*" >&2; exit 1; }
 command -v mmdebstrap >/dev/null || die "mmdebstrap is not installed (apt-get install mmdebstrap)"
 command -v docker >/dev/null || die "docker is not installed"
 docker info >/dev/null 2>&1 || die "no Docker daemon answers"
@@ -53,21 +85,41 @@ echo "build-base: Java runtime (jlink: $modules)"
 "$JAVA_HOME/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
   --compress=zip-6 --output "$work/java"
 
-echo "build-base: Debian $suite root filesystem for the $flavour (mmdebstrap, this machine's apt sources)"
-# Without a mirror argument mmdebstrap uses the apt sources configured on this machine.
+# This machine's Debian sources (apt's own view of them), pointed at $suite: "deb URI SUITE main"
+# lines for mmdebstrap; bookworm-security becomes trixie-security and so on.
+host_mirrors() {
+  local host_codename uri release
+  # shellcheck source=/dev/null
+  host_codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  [[ -n "$host_codename" ]] || die "cannot tell this machine's Debian codename; set DEBIAN_MIRROR"
+  # shellcheck disable=SC2016 # apt's own placeholders
+  apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' 'COMPONENT: main' | sort -u |
+    while read -r uri release; do
+      [[ "$release" == "$host_codename" || "$release" == "$host_codename"-* ]] &&
+        echo "deb $uri $suite${release#"$host_codename"} main"
+    done
+}
 mirror=()
 if [[ -n "${DEBIAN_MIRROR:-}" ]]; then
   mirror=("$DEBIAN_MIRROR")
+else
+  mapfile -t mirror < <(host_mirrors)
+  ((${#mirror[@]})) || die "no Debian source found in this machine's apt configuration; set DEBIAN_MIRROR"
 fi
+echo "build-base: Debian $suite root filesystem for the $flavour (mmdebstrap: ${mirror[*]})"
+
 if [[ "$flavour" == runner ]]; then
-  # The hooks' "$1" is the root directory, expanded by mmdebstrap, not by this script.
+  echo "build-base: toolchains: ${toolchains:-none}"
+  # The hooks' "$1" is the root directory, expanded by mmdebstrap, not by this script. Set-uid
+  # and set-gid bits are cleared everywhere: nothing in the runner may gain privileges.
   # shellcheck disable=SC2016
   mmdebstrap --quiet --variant=apt --include="$packages" \
     --customize-hook='copy-in "'"$work"'/java" /opt' \
-    --customize-hook='ln -sf /opt/java/bin/java "$1/usr/local/bin/java"' \
-    --customize-hook='mkdir -p "$1/workspace" && chmod 0777 "$1/workspace"' \
+    --customize-hook='mkdir -p "$1/workspace" "$1/home/sandbox" && chmod 0777 "$1/workspace"' \
     --customize-hook='sed -i -f "'"$here"'/profile.sed" "$1/etc/profile"' \
-    --customize-hook='! grep -n "id -u" "$1/etc/profile"' \
+    --customize-hook='! grep -nE "id -u|run-parts" "$1/etc/profile"' \
+    --customize-hook='"'"$here"'/toolchain-env.sh" "$1" "'"$toolchains"'" "'"$work"'/toolchains"' \
+    --customize-hook='find "$1" -xdev -type f -perm /6000 -exec chmod ug-s {} +' \
     --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
     "$suite" "$work/rootfs.tar" "${mirror[@]}"
 else
@@ -80,18 +132,24 @@ else
   tar --owner=0 --group=0 -rf "$work/rootfs.tar" -C "$work/extra" ./bin/sh ./opt/java
 fi
 
-echo "build-base: docker import -> $image"
-docker import \
-  --change 'ENV PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  --change 'ENV JAVA_HOME=/opt/java' \
-  --change 'ENV LANG=C.UTF-8' \
-  --change "LABEL dev.sandboxmcp.base-recipe=$recipe" \
-  --message "sandbox-mcp $flavour base: Debian $suite + jlink Java 25" \
-  "$work/rootfs.tar" "$image" >/dev/null
-docker run --rm --read-only --user 1000:1000 "$image" java -version 2>&1 | sed -n 1p
+# The runner's PATH leaves /opt/java out: that runtime is sandbox-mcp's, not the user's JDK.
+changes=(--change 'ENV LANG=C.UTF-8' --change "LABEL dev.sandboxmcp.base-recipe=$recipe")
 if [[ "$flavour" == runner ]]; then
-  docker run --rm --read-only --user 1000:1000 "$image" sh -lc 'command -v java >/dev/null && [ "$(id -u)" = 1000 ]' ||
-    die "the login shell of $image is broken (no java on PATH, or the patched /etc/profile fails)"
+  changes+=(--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+    --change 'ENV HOME=/home/sandbox'
+    --change "LABEL dev.sandboxmcp.toolchains=\"$(awk 'NR > 1 { printf ", " } { printf "%s", $0 }' "$work/toolchains")\"")
+else
+  changes+=(--change 'ENV PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+    --change 'ENV JAVA_HOME=/opt/java' --change 'ENV HOME=/tmp')
+fi
+echo "build-base: docker import -> $image"
+docker import "${changes[@]}" --message "sandbox-mcp $flavour base: Debian $suite + jlink Java 25" \
+  "$work/rootfs.tar" "$image" >/dev/null
+docker run --rm --read-only --user 1000:1000 "$image" /opt/java/bin/java -version 2>&1 | sed -n 1p
+if [[ "$flavour" == runner ]]; then
+  docker run --rm --read-only --user 1000:1000 "$image" sh -lc '[ "$(id -u)" = 1000 ] && ! command -v java >/dev/null || command -v javac >/dev/null' ||
+    die "the login shell of $image is broken (the patched /etc/profile fails, or the server's runtime is on PATH)"
+  echo "build-base: toolchains in $image: $(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.toolchains"}}' "$image")"
 else
   docker run --rm --read-only --user 65532:65532 "$image" sh -c 'busybox timeout 5 busybox wget --help 2>&1 | busybox grep -q Retrieve' ||
     die "$image has no sh or no busybox wget (its health check needs both)"

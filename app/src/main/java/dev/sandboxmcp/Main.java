@@ -130,7 +130,7 @@ public final class Main {
         RunnerClient runner = new RunnerClient(socket, maxReplyBytes(limits), (tool, arguments) -> deadline(limits, tool, arguments));
         ToolDispatcher tools = new ToolDispatcher(ToolCatalog.definitions(limits), runner, new AuditLog(auditOut));
         try {
-            SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(limits), version(),
+            SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(limits, config.toolchains()), version(),
                     runnerHealth(runner));
             return new Running(server, child);
         } catch (RuntimeException e) {

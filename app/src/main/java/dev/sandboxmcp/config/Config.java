@@ -24,9 +24,12 @@ import java.util.regex.Pattern;
  * @param allowedOrigins browser origins allowed to call (requests without Origin always pass)
  * @param trustedProxies the reverse proxies whose X-Forwarded-For the audit believes
  * @param limits         sizes, timeouts and counts
+ * @param toolchains     what the runner's image offers commands ("go 1.24.4, node 20.19.2"), from
+ *                       the image's label; "" when not known (a runner on the host)
  */
 public record Config(String host, int port, String basePath, Path runnerSocket, Path workspace,
-        TokenDigest tokenDigest, List<String> allowedOrigins, TrustedProxies trustedProxies, Limits limits) {
+        TokenDigest tokenDigest, List<String> allowedOrigins, TrustedProxies trustedProxies, Limits limits,
+        String toolchains) {
 
     public static final int MIN_TOKEN_LENGTH = 32;
     /** Environment variables that hold the secret; they are never passed on to commands. */
@@ -36,12 +39,13 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
     private static final Pattern BASE_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)*");
     private static final Pattern TOKEN_CHARACTERS = Pattern.compile("[\\x21-\\x7E]+");
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-fA-F]{64}");
+    private static final Pattern TOOLCHAINS = Pattern.compile("[\\x20-\\x7E]{0,512}");
 
     @Override
     public String toString() {
         return "Config[host=" + host + ", port=" + port + ", basePath=" + basePath + ", runnerSocket=" + runnerSocket
                 + ", workspace=" + workspace + ", token=(digest only), allowedOrigins=" + allowedOrigins
-                + ", trustedProxies=" + trustedProxies + ", limits=" + limits + "]";
+                + ", trustedProxies=" + trustedProxies + ", limits=" + limits + ", toolchains=" + toolchains + "]";
     }
 
     /** Reads the configuration from {@code env}, the process environment or a test's map. */
@@ -56,8 +60,12 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
                 .map(String::strip).filter(s -> !s.isEmpty()).toList();
         TrustedProxies proxies = TrustedProxies.parse(reader.string("MCP_TRUSTED_PROXIES", TrustedProxies.DEFAULT));
 
+        String toolchains = reader.string("MCP_TOOLCHAINS", "").strip();
+        if (!TOOLCHAINS.matcher(toolchains).matches()) {
+            throw new ConfigException("MCP_TOOLCHAINS must be at most 512 printable ASCII characters (it is the runner image's toolchain label)");
+        }
         return new Config(address.host(), address.port(), basePath, runnerSocket, workspace, token, origins, proxies,
-                limits(reader));
+                limits(reader), toolchains);
     }
 
     /** The bounds, from the variables both the server and the runner read. */

@@ -8,8 +8,9 @@ public final class ServerInstructions {
     private ServerInstructions() {
     }
 
-    public static String text(Limits limits) {
-        return """
+    /** @param toolchains what the runner offers ("go 1.24.4, node 20.19.2"), or "" when not known */
+    public static String text(Limits limits, String toolchains) {
+        return toolchainsLine(toolchains) + """
                 You are working in a sandbox: a locked-down container whose only writable, persistent directory is \
                 the workspace, the user's real development directory (mounted at its root). Changes there are real \
                 and immediate; there is no undo, so prefer small, reviewable edits and use git to see what changed.
@@ -37,5 +38,13 @@ public final class ServerInstructions {
                 """.formatted(limits.defaultTimeout().toSeconds(), limits.maxTimeout().toSeconds(),
                 limits.outputCapBytes() / 1024, limits.maxConcurrentCommands(), limits.fileMaxBytes() / 1024,
                 limits.fileMaxBytes() / 1024);
+    }
+
+    private static String toolchainsLine(String toolchains) {
+        if (toolchains.isEmpty()) {
+            return "";
+        }
+        return "Toolchains: " + toolchains + "; plus git, ripgrep, jq, curl, sqlite3. $HOME persists (caches, "
+                + "~/go, ~/.npm, ~/.m2); /tmp does not and cannot run programs: build in the workspace or $HOME.\n\n";
     }
 }

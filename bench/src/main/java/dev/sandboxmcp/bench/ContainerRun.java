@@ -63,6 +63,8 @@ final class ContainerRun implements AutoCloseable {
         List<String> runner = new java.util.ArrayList<>(List.of("docker", "create", "--name", name + "-runner",
                 "--pids-limit", "128", "--memory", "1g", "--cpus", "2", "--network", "none", "--user", "1000:1000",
                 "--tmpfs", "/tmp:rw,noexec,nosuid,nodev,size=256m,uid=1000,gid=1000", "--shm-size", "16m",
+                // Stands in for the home volume: writable by the user, as compose mounts it.
+                "--tmpfs", "/home/sandbox:rw,nosuid,nodev,size=64m,uid=1000,gid=1000",
                 "-e", "MCP_RUNNER_SWEEP_ALL=true", "-v", workspace + ":/workspace:rw"));
         runner.addAll(locked);
         runner.add(RUNNER_IMAGE);

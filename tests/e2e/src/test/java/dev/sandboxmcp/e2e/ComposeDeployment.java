@@ -40,6 +40,9 @@ final class ComposeDeployment implements AutoCloseable {
     final String network;
     final int port;
     final Path workspace;
+    /** The directory behind the runner's home volume ({@link #homeVolume}), as {@code make up} makes it. */
+    final Path home;
+    final String homeVolume;
     final String token;
     final int uid = Repo.sandboxUid();
     final int gid = Repo.sandboxGid();
@@ -55,6 +58,10 @@ final class ComposeDeployment implements AutoCloseable {
         this.workspace = Files.createTempDirectory("sandbox-mcp-e2e-workspace-");
         Files.setAttribute(workspace, "unix:uid", uid);
         Files.setAttribute(workspace, "unix:gid", gid);
+        this.home = Files.createTempDirectory("sandbox-mcp-e2e-home-");
+        Files.setAttribute(home, "unix:uid", uid);
+        Files.setAttribute(home, "unix:gid", gid);
+        this.homeVolume = project + "-home";
         byte[] random = new byte[24];
         new SecureRandom().nextBytes(random);
         this.token = HexFormat.of().formatHex(random);
@@ -67,6 +74,7 @@ final class ComposeDeployment implements AutoCloseable {
                 "SANDBOX_UID", Integer.toString(uid),
                 "SANDBOX_GID", Integer.toString(gid),
                 "SANDBOX_WORKSPACE", workspace.toString(),
+                "SANDBOX_HOME_VOLUME", homeVolume,
                 "MCP_AUTH_TOKEN_SHA256", sha256Hex(token));
         this.compose = new ArrayList<>(Commands.compose());
         compose.addAll(List.of("-p", project, "-f", Repo.path("infra/compose/compose.yaml").toString()));
@@ -76,6 +84,12 @@ final class ComposeDeployment implements AutoCloseable {
         requireImage();
         ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid());
         deployment.compose("down", "--volumes", "--remove-orphans");
+        Commands.Result volume = Commands.run(List.of("docker", "volume", "create", "--driver", "local", "--opt",
+                "type=none", "--opt", "o=bind", "--opt", "device=" + deployment.home, deployment.homeVolume), 60);
+        if (volume.exitCode() != 0) {
+            deployment.close();
+            throw new AssertionError("docker volume create failed:\n" + volume.output());
+        }
         Commands.Result up = deployment.compose("up", "-d");
         if (up.exitCode() != 0) {
             deployment.close();
@@ -168,8 +182,9 @@ final class ComposeDeployment implements AutoCloseable {
         if (down.exitCode() != 0) {
             System.err.println("compose down failed for " + project + ":\n" + down.output());
         }
+        Commands.run(List.of("docker", "volume", "rm", homeVolume), 60);
         // Files the container wrote belong to the sandbox user; the test user may not remove them all.
-        Commands.run(List.of("rm", "-rf", workspace.toString()), 60);
+        Commands.run(List.of("rm", "-rf", workspace.toString(), home.toString()), 60);
     }
 
     static String sha256Hex(String value) {

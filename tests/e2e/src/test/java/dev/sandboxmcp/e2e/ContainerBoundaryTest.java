@@ -110,24 +110,24 @@ class ContainerBoundaryTest {
     }
 
     @Test
-    void nothingButTheWorkspaceIsWritableAndPersistent() {
+    void nothingButTheWorkspaceAndTheHomeAreWritableAndPersistent() {
         String writable = sh("for d in $(awk '{print $5}' /proc/self/mountinfo | sort -u); do "
                 + "[ -d \"$d\" ] && touch \"$d/.probe-$$\" 2>/dev/null && rm -f \"$d/.probe-$$\" && echo \"$d\"; done");
         Set<String> dirs = writable.lines().collect(Collectors.toSet());
-        // Only the workspace is a host directory; the rest are memory-backed file systems (tmpfs
-        // /tmp, /dev and its shm and mqueue, the socket volume shared with the server), gone
-        // when the deployment stops.
-        assertThat(dirs).contains("/workspace", "/tmp")
-                .isSubsetOf("/workspace", "/tmp", "/dev", "/dev/shm", "/dev/mqueue", "/run/sandbox-mcp");
+        // Only the workspace and the home volume are host directories; the rest are memory-backed
+        // file systems (tmpfs /tmp, /dev and its shm and mqueue, the socket volume shared with the
+        // server), gone when the deployment stops.
+        assertThat(dirs).contains("/workspace", "/tmp", "/home/sandbox")
+                .isSubsetOf("/workspace", "/home/sandbox", "/tmp", "/dev", "/dev/shm", "/dev/mqueue", "/run/sandbox-mcp");
         // mountinfo: mount point is field 5, options field 6, the file system type follows " - ".
         String mounts = sh("awk '{for (i = 7; i <= NF; i++) if ($i == \"-\") {print $5, $6, $(i + 1); break}}' "
                 + "/proc/self/mountinfo");
         Set<String> memoryBacked = Set.of("proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2", "overlay");
-        // Everything writable that is not memory-backed comes from the host: only the workspace may be.
+        // Everything writable that is not memory-backed comes from the host: only the workspace and the home may be.
         List<String> writableHostMounts = mounts.lines().map(l -> l.split(" "))
                 .filter(f -> f[1].startsWith("rw") && !memoryBacked.contains(f[2]))
                 .map(f -> f[0]).toList();
-        assertThat(writableHostMounts).containsExactly("/workspace");
+        assertThat(writableHostMounts).containsExactlyInAnyOrder("/workspace", "/home/sandbox");
     }
 
     @Test
