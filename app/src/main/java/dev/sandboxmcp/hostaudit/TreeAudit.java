@@ -18,6 +18,7 @@ import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -48,9 +49,10 @@ public final class TreeAudit {
     private final Path root;
     private final Workspace files;
     private final GitConfigFile git;
-    private final List<Finding> findings = new ArrayList<>();
-    private final Set<Path> gitDirectoriesSeen = new HashSet<>();
-    private final Set<Path> configsSeen = new HashSet<>();
+    private final Set<Finding> findings = new HashSet<>();
+    /** Git directories and config files read, each with the work tree it was reached from (relative paths in it depend on that). */
+    private final Set<List<Path>> gitDirectoriesSeen = new HashSet<>();
+    private final Set<List<Path>> configsSeen = new HashSet<>();
     private long entries;
 
     private TreeAudit(Path root, Workspace files, GitConfigFile git) {
@@ -151,7 +153,7 @@ public final class TreeAudit {
     }
 
     private void gitDirectory(Path dir, Path workTree) throws IOException {
-        if (!gitDirectoriesSeen.add(dir)) {
+        if (!gitDirectoriesSeen.add(Arrays.asList(dir, workTree))) {
             return;
         }
         Path commondir = dir.resolve("commondir");
@@ -193,7 +195,7 @@ public final class TreeAudit {
     }
 
     private void config(Path file, Path workTree) throws IOException {
-        if (!configsSeen.add(file)) {
+        if (!configsSeen.add(Arrays.asList(file, workTree))) {
             return;
         }
         List<GitConfigFile.Entry> entries;
