@@ -16,6 +16,7 @@
 # renamed, so a command cannot move a repository aside and put a planted copy in its place.
 # Repositories created after `make up`, and anything this misses, are what `make audit` reports.
 set -euo pipefail
+shopt -s nullglob dotglob
 
 workspace=${1:?usage: protect-git.sh WORKSPACE OUTPUT}
 output=${2:?usage: protect-git.sh WORKSPACE OUTPUT}
@@ -60,10 +61,22 @@ pin() { # every directory from below the workspace down to $1, mounted on itself
   done
 }
 
+# What git takes for a git directory: HEAD, and objects/ or (a worktree's) commondir.
+is_gitdir() { [[ -e $1/HEAD && (-d $1/objects || -f $1/commondir) ]]; }
+
+submodules() { # the git directories under modules/ (a submodule's name may hold slashes)
+  local sub
+  for sub in "$1"/*/; do
+    sub=${sub%/}
+    [[ -d $sub && ! -L $sub ]] || continue
+    if is_gitdir "$sub"; then protect "$sub"; else submodules "$sub"; fi
+  done
+}
+
 protect() { # protect GIT_DIR
   local gitdir
   gitdir=$(realpath -e -- "$1") || return 0
-  inside "$gitdir" || return 0
+  inside "$gitdir" && is_gitdir "$gitdir" || return 0
   [[ -z ${seen[$gitdir]:-} ]] || return 0
   seen[$gitdir]=1
   if [[ $gitdir == *$'\n'* ]]; then
@@ -91,12 +104,8 @@ protect() { # protect GIT_DIR
     mount "$gitdir/$name" ro
   done
   [[ ! -f $gitdir/config.worktree || -L $gitdir/config.worktree ]] || mount "$gitdir/config.worktree" ro
+  submodules "$gitdir/modules"
   local sub
-  if [[ -d $gitdir/modules ]]; then
-    while IFS= read -r -d '' sub; do
-      protect "$(dirname -- "$sub")"
-    done < <(find "$gitdir/modules" -name objects -prune -o -name HEAD -type f -print0)
-  fi
   if [[ -d $gitdir/worktrees ]]; then
     for sub in "$gitdir"/worktrees/*/; do
       [[ -f $sub/commondir ]] && protect "$sub"
