@@ -140,11 +140,11 @@ verify: build token ## check a deployment: make verify [URL=https://node.tailnet
 
 ACCEPT ?=
 audit: build ## on the host: list what in the workspace would run commands on the host; ACCEPT=1 records it as known
-	@$(JAVA) -jar $(JAR) audit $(if $(filter 1 yes true,$(ACCEPT)),--accept) "$(SANDBOX_WORKSPACE)"
+	@$(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit $(if $(filter 1 yes true,$(ACCEPT)),--accept) "$(SANDBOX_WORKSPACE)"
 
 # up and down show what is new without failing.
 audit-report:
-	@if [ -f $(JAR) ]; then $(JAVA) -jar $(JAR) audit "$(SANDBOX_WORKSPACE)"; \
+	@if [ -f $(JAR) ]; then $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit "$(SANDBOX_WORKSPACE)"; \
 	  [ $$? != 1 ] || echo "make audit: review what is new above; accept what you trust with: make audit ACCEPT=1"; fi
 
 BENCH_SECONDS ?= 5

@@ -100,7 +100,10 @@ protect() { # protect GIT_DIR
       echo "protect-git.sh: not protected (a symbolic link): $gitdir/$name" >&2
       continue
     fi
-    if [[ $name == hooks ]]; then mkdir -p -- "$gitdir/hooks"; elif [[ ! -e $gitdir/config ]]; then : > "$gitdir/config"; fi
+    if [[ ! -e $gitdir/$name ]]; then
+      if [[ $name == hooks ]]; then mkdir -- "$gitdir/hooks"; else : > "$gitdir/config"; fi
+      chown --reference="$gitdir" -- "$gitdir/$name" 2>/dev/null || true # yours, also when make up runs as root
+    fi
     mount "$gitdir/$name" ro
   done
   [[ ! -f $gitdir/config.worktree || -L $gitdir/config.worktree ]] || mount "$gitdir/config.worktree" ro
