@@ -52,7 +52,8 @@ public final class AuditCommand {
             Set<Finding> known = new HashSet<>(baseline.accepted());
             List<Finding> fresh = result.findings().stream().filter(finding -> !known.contains(finding)).toList();
             out.println("sandbox-mcp audit of " + tree + ": " + result.entries() + " entries in " + millis + " ms; "
-                    + result.findings().size() + " things the host would run by itself, " + fresh.size() + " new"
+                    + result.findings().size() + (result.findings().size() == 1 ? " thing" : " things")
+                    + " the host would run by itself, " + fresh.size() + " new"
                     + (baseline.acceptedAt() == null ? " (nothing accepted yet)" : " since " + baseline.acceptedAt()));
             for (Finding finding : all ? result.findings() : fresh) {
                 out.println((known.contains(finding) ? "  known  " : "  new    ") + finding.line());
