@@ -23,6 +23,8 @@ final class ProtectedFileRefusal {
                     + "(core.fsmonitor, core.pager, aliases, filters, credential helpers)";
             case GIT_HOOK -> "in a git repository's hooks, which git on the user's machine runs by itself (on commit, "
                     + "checkout, merge)";
+            case GIT_POINTER -> "what tells git where a repository's git directory, and so its configuration, is (a .git "
+                    + "file, commondir or gitdir)";
             case DIRENV -> "direnv's .envrc, which the user's shell runs on entering the directory";
             case VSCODE_TASKS -> "VS Code's task list, whose tasks can run by themselves when the folder is opened";
         };

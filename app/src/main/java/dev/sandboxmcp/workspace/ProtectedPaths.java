@@ -10,7 +10,8 @@ import java.util.function.Predicate;
  * Files that programs on the host run without being asked, so that writing one from the sandbox
  * would run a command on the host, as the user, outside every limit of the container: git's
  * configuration (core.fsmonitor, aliases, filters, ...) and hooks, direnv's {@code .envrc}, and VS
- * Code's {@code .vscode/tasks.json} (tasks that run when the folder opens). The file tools refuse
+ * Code's {@code .vscode/tasks.json} (tasks that run when the folder opens), and what points git
+ * at a git directory ({@code .git} files, {@code commondir}). The file tools refuse
  * to write them; this is the one place that says which they are.
  *
  * <p>The rule is applied to the path as resolved (after {@code ..} and symbolic links), one name
@@ -28,6 +29,11 @@ public final class ProtectedPaths {
         GIT_CONFIG,
         /** Anything under a git directory's {@code hooks}. */
         GIT_HOOK,
+        /**
+         * What says where a repository's git directory is: a {@code .git} file, or a git
+         * directory's {@code commondir} or {@code gitdir} (pointed elsewhere, they bring in a config).
+         */
+        GIT_POINTER,
         /** direnv's {@code .envrc}. */
         DIRENV,
         /** {@code .vscode/tasks.json}. */
@@ -61,6 +67,10 @@ public final class ProtectedPaths {
         }
         if ((file.equals("config") || file.equals("config.worktree")) && inGitDirectory(names, last, isGitDirectory)) {
             return Optional.of(Kind.GIT_CONFIG);
+        }
+        if (file.equals(".git")
+                || (file.equals("commondir") || file.equals("gitdir")) && inGitDirectory(names, last, isGitDirectory)) {
+            return Optional.of(Kind.GIT_POINTER);
         }
         return Optional.empty();
     }

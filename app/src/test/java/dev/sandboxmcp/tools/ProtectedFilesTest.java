@@ -66,9 +66,10 @@ class ProtectedFilesTest {
         "repo/src/cfg", "repo/.git/modules/sub/config", "separate.git/config", "repo/.git/worktrees/w/config.worktree",
         "repo/.git/hooks/pre-commit", "repo/src/g/hooks/pre-commit", "repo/src/hook", "repo/.git/hooks/pre-commit.sample",
         "repo/.git/modules/sub/hooks/post-merge", "separate.git/hooks/pre-push", "repo/.envrc", "deep/er/.envrc",
-        "repo/.vscode/tasks.json"})
+        "repo/.vscode/tasks.json", "wt/.git", "newrepo/.git", "repo/.git/worktrees/w/commondir"})
     void writeAndAppendAreRefusedAndNothingChanges(String path) throws Exception {
         Files.createDirectories(root.resolve("deep/er"));
+        Files.createDirectories(root.resolve("newrepo"));
         Map<Path, String> before = snapshot();
         for (boolean append : new boolean[] {false, true}) {
             ToolResponse response = write.call(new ToolArguments(Map.of("path", path, "content", "[core]\n\tfsmonitor = touch /tmp/pwned\n",

@@ -33,6 +33,16 @@ class ProtectedPathsTest {
     }
 
     @Test
+    void whatPointsGitAtAGitDirectory() {
+        assertThat(classify("sub/.git")).contains(Kind.GIT_POINTER);
+        assertThat(classify(".GIT")).contains(Kind.GIT_POINTER);
+        assertThat(classify("a/.git/worktrees/w/commondir")).contains(Kind.GIT_POINTER);
+        assertThat(classify("a/.git/worktrees/w/gitdir")).contains(Kind.GIT_POINTER);
+        assertThat(classify("src/commondir")).isEmpty();
+        assertThat(classify("docs/gitdir")).isEmpty();
+    }
+
+    @Test
     void direnvAndVsCodeTasksAtAnyDepth() {
         assertThat(classify(".envrc")).contains(Kind.DIRENV);
         assertThat(classify("a/b/.ENVRC")).contains(Kind.DIRENV);
