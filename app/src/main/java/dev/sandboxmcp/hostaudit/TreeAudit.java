@@ -167,6 +167,10 @@ public final class TreeAudit {
             Path config = dir.resolve(name);
             if (Files.isSymbolicLink(config)) {
                 findings.add(new Finding(relative(config), "symbolic link", Files.readSymbolicLink(config).toString()));
+                Path target = inTree(dir, Files.readSymbolicLink(config).toString());
+                if (target != null && Files.isRegularFile(target)) {
+                    config(target, workTree);
+                }
             } else if (Files.isRegularFile(config, NOFOLLOW)) {
                 config(config, workTree);
             }
@@ -216,30 +220,33 @@ public final class TreeAudit {
             findings.add(new Finding(relative(file), entry.key(), value));
             String key = entry.key().toLowerCase(Locale.ROOT);
             Path base = workTree != null ? workTree : file.getParent();
-            if (key.equals("core.hookspath") && inTreePath(value)) {
-                Path hooks = base.resolve(value).normalize();
-                if (insideReally(hooks)) {
+            if (key.equals("core.hookspath")) {
+                Path hooks = inTree(base, value);
+                if (hooks != null) {
                     hooks(hooks, "hook (core.hooksPath)");
                 }
-            } else if ((key.equals("include.path") || key.startsWith("includeif.")) && inTreePath(value)) {
-                Path included = file.getParent().resolve(value).normalize();
-                if (insideReally(included) && Files.isRegularFile(included)) {
-                    config(included.toRealPath(), workTree);
+            } else if (key.equals("include.path") || key.startsWith("includeif.")) {
+                Path included = inTree(file.getParent(), value);
+                if (included != null && Files.isRegularFile(included)) {
+                    config(included, workTree);
                 }
             }
         }
     }
 
-    /** A path git resolves against a directory of the repository, not one in the user's home or absolute. */
-    private static boolean inTreePath(String value) {
-        return !value.isEmpty() && !value.startsWith("~") && !value.startsWith("/");
-    }
-
-    private boolean insideReally(Path path) {
+    /**
+     * The real path {@code value} names, resolved against {@code base} as git does, when it exists
+     * inside the tree; null otherwise (what lies outside is named by the finding, not read).
+     */
+    private Path inTree(Path base, String value) {
+        if (value.isEmpty() || value.startsWith("~")) {
+            return null;
+        }
         try {
-            return path.toRealPath().startsWith(root);
-        } catch (IOException missing) {
-            return false;
+            Path real = base.resolve(value).toRealPath();
+            return real.startsWith(root) ? real : null;
+        } catch (IOException | java.nio.file.InvalidPathException missing) {
+            return null;
         }
     }
 

@@ -111,8 +111,17 @@ class TreeAuditTest {
         Files.writeString(hookdir.resolve("pre-commit"), "#!/bin/sh\n");
         Files.setPosixFilePermissions(hookdir.resolve("pre-commit"), PosixFilePermissions.fromString("rwx------"));
 
+        // A config that is a link to a file in the tree, and a hooksPath given as an absolute path into it.
+        Path linked = Files.createDirectories(tree.resolve("linked"));
+        git(linked, "init", "-q");
+        Files.writeString(tree.resolve("linked/real.config"), "[core]\n\thooksPath = " + hookdir.toRealPath() + "\n");
+        Files.delete(linked.resolve(".git/config"));
+        Files.createSymbolicLink(linked.resolve(".git/config"), Path.of("../real.config"));
+
         List<Finding> findings = audit(tree);
         assertThat(findings).contains(
+                new Finding("linked/.git/config", "symbolic link", "../real.config"),
+                new Finding("linked/real.config", "core.hookspath", hookdir.toRealPath().toString()),
                 new Finding("main/.git/worktrees/wt/config.worktree", "core.pager", "less; id"),
                 new Finding("main/.git/modules/lib/config", "filter.x.smudge", "sh -c id"),
                 new Finding("elsewhere/store/config", "include.path", "../shared.inc"),
