@@ -101,7 +101,8 @@ class GitProtectionTest {
     void theFileToolsRefuseTheSamePaths() throws Exception {
         run("mkdir -p projects/existing/.vscode projects/existing/x");
         for (String path : List.of("projects/existing/.git/config", "projects/existing/.git/hooks/pre-commit",
-                "projects/existing/.envrc", "projects/existing/.vscode/tasks.json", "projects/existing/x/../.git/config")) {
+                "projects/existing/.envrc", "projects/existing/.vscode/tasks.json", "projects/existing/x/../.git/config",
+                "projects/existing/x/.git")) {
             McpSchema.CallToolResult write = client.callTool(new McpSchema.CallToolRequest("write_file",
                     Map.of("path", path, "content", "[core]\n\tfsmonitor = id\n")));
             assertThat(write.isError()).as(path).isTrue();
@@ -114,6 +115,7 @@ class GitProtectionTest {
         assertThat(Files.readAllBytes(existing.resolve(".git/config"))).isEqualTo(configBefore);
         assertThat(existing.resolve(".envrc")).doesNotExist();
         assertThat(existing.resolve(".vscode/tasks.json")).doesNotExist();
+        assertThat(existing.resolve("x/.git")).doesNotExist();
     }
 
     @Test
