@@ -48,7 +48,7 @@ quote() {
 
 inside() { [[ $1 == "$workspace" || $1 == "$workspace"/* ]]; }
 
-mount() { # mount HOST_PATH MODE(ro|rw)
+add_mount() { # add_mount HOST_PATH MODE(ro|rw)
   local host=$1 target=$target_root${1#"$workspace"}
   mounts+=("      - {type: bind, source: $(quote "$host"), target: $(quote "$target"), read_only: $([[ $2 == ro ]] && echo true || echo false)}")
 }
@@ -90,7 +90,7 @@ protect() { # protect GIT_DIR
     local common
     common=$(head -n 1 -- "$gitdir/commondir")
     [[ $common == /* ]] || common=$gitdir/$common
-    [[ ! -f $gitdir/config.worktree || -L $gitdir/config.worktree ]] || mount "$gitdir/config.worktree" ro
+    [[ ! -f $gitdir/config.worktree || -L $gitdir/config.worktree ]] || add_mount "$gitdir/config.worktree" ro
     protect "$common"
     return 0
   fi
@@ -101,12 +101,15 @@ protect() { # protect GIT_DIR
       continue
     fi
     if [[ ! -e $gitdir/$name ]]; then
-      if [[ $name == hooks ]]; then mkdir -- "$gitdir/hooks"; else : > "$gitdir/config"; fi
+      if ! { if [[ $name == hooks ]]; then mkdir -- "$gitdir/hooks"; else : > "$gitdir/config"; fi; }; then
+        echo "protect-git.sh: not protected (cannot create it): $gitdir/$name" >&2
+        continue
+      fi
       chown --reference="$gitdir" -- "$gitdir/$name" 2>/dev/null || true # yours, also when make up runs as root
     fi
-    mount "$gitdir/$name" ro
+    add_mount "$gitdir/$name" ro
   done
-  [[ ! -f $gitdir/config.worktree || -L $gitdir/config.worktree ]] || mount "$gitdir/config.worktree" ro
+  [[ ! -f $gitdir/config.worktree || -L $gitdir/config.worktree ]] || add_mount "$gitdir/config.worktree" ro
   submodules "$gitdir/modules"
   local sub
   if [[ -d $gitdir/worktrees ]]; then
@@ -127,7 +130,7 @@ while IFS= read -r -d '' entry; do
     # so that it cannot be pointed at a planted one.
     [[ $entry == *$'\n'* ]] && continue
     pin "$(dirname -- "$entry")"
-    mount "$entry" ro
+    add_mount "$entry" ro
     line=$(head -n 1 -- "$entry")
     [[ $line == "gitdir: "* ]] || continue
     gitdir=${line#gitdir: }
@@ -136,7 +139,7 @@ while IFS= read -r -d '' entry; do
   fi
 done < <(find "$workspace" -maxdepth "$((depth + 1))" -type d \( "${prune[@]}" -false \) -prune -o -name .git -print0 -prune)
 
-for dir in "${!pinned[@]}"; do mount "$dir" rw; done
+for dir in "${!pinned[@]}"; do add_mount "$dir" rw; done
 {
   echo "$header"
   echo "services:"
