@@ -38,6 +38,10 @@ SANDBOX_PORT ?= 18080
 SANDBOX_HOME_VOLUME ?= sandbox-mcp-home
 SANDBOX_HOME_DIR ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/sandbox-mcp/home
 COMPOSE_FILE := infra/compose/compose.yaml
+# Written by `make up` (infra/compose/protect-git.sh): the workspace's git config and hooks, read-only.
+GIT_OVERRIDE := infra/compose/protect-git.generated.yaml
+SANDBOX_PROTECT_GIT ?= on
+SANDBOX_PROTECT_GIT_DEPTH ?= 4
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp -f $(COMPOSE_FILE)
 # What compose needs, derived here so that only the token's digest enters the container.
 COMPOSE_ENV = SANDBOX_SERVER_IMAGE=$(SERVER_IMAGE) SANDBOX_RUNNER_IMAGE=$(RUNNER_IMAGE) \
@@ -49,7 +53,7 @@ VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench
+.PHONY: help build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench audit audit-report
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -122,12 +126,16 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	  mkdir -p "$(SANDBOX_HOME_DIR)" && chown $(SANDBOX_UID):$(SANDBOX_GID) "$(SANDBOX_HOME_DIR)" && chmod 0700 "$(SANDBOX_HOME_DIR)" && \
 	  docker volume create --driver local --opt type=none --opt o=bind --opt device="$(SANDBOX_HOME_DIR)" $(SANDBOX_HOME_VOLUME) >/dev/null && \
 	  echo "created the home volume $(SANDBOX_HOME_VOLUME) in $(SANDBOX_HOME_DIR)"; fi
-	$(COMPOSE_ENV) $(COMPOSE) up -d
+	SANDBOX_PROTECT_GIT=$(SANDBOX_PROTECT_GIT) SANDBOX_PROTECT_GIT_DEPTH=$(SANDBOX_PROTECT_GIT_DEPTH) \
+	  infra/compose/protect-git.sh "$(SANDBOX_WORKSPACE)" $(GIT_OVERRIDE)
+	$(COMPOSE_ENV) $(COMPOSE) -f $(GIT_OVERRIDE) up -d
+	@$(MAKE) --no-print-directory audit-report
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@echo "check it with: make verify"
 
 down: ## stop and remove the two containers, their network and their socket volume (the home volume stays)
 	$(COMPOSE_ENV) $(COMPOSE) down --volumes
+	@$(MAKE) --no-print-directory audit-report
 
 clean-home: ## remove the runner's home volume and its directory (caches, ~/go...), after asking
 	@dir=$$(docker volume inspect --format '{{index .Options "device"}}' $(SANDBOX_HOME_VOLUME) 2>/dev/null || echo "$(SANDBOX_HOME_DIR)"); \
@@ -151,6 +159,15 @@ deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tai
 verify: build token ## check a deployment: make verify [URL=https://node.tailnet.ts.net/mcp-sandbox]
 	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify $(VERIFY_FLAGS) "$(URL)"
 
+ACCEPT ?=
+audit: build ## on the host: list what in the workspace would run commands on the host; ACCEPT=1 records it as known
+	@$(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit $(if $(filter 1 yes true,$(ACCEPT)),--accept) "$(SANDBOX_WORKSPACE)"
+
+# up and down show what is new without failing.
+audit-report:
+	@if [ -f $(JAR) ]; then $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit "$(SANDBOX_WORKSPACE)"; \
+	  [ $$? != 1 ] || echo "make audit: review what is new above; accept what you trust with: make audit ACCEPT=1"; fi
+
 BENCH_SECONDS ?= 5
 bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md (not part of make test)
 	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
@@ -159,7 +176,7 @@ bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
 
 lint: ## shellcheck the scripts
-	shellcheck infra/image/build-base.sh infra/image/toolchain-env.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+	shellcheck infra/compose/protect-git.sh infra/image/build-base.sh infra/image/toolchain-env.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

@@ -9,6 +9,7 @@ import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.exec.IdleSweep;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.health.HealthProbe;
+import dev.sandboxmcp.hostaudit.AuditCommand;
 import dev.sandboxmcp.http.SandboxServer;
 import dev.sandboxmcp.runner.ChildRunner;
 import dev.sandboxmcp.runner.RunnerClient;
@@ -30,8 +31,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The jar's three modes: {@code serve} (the HTTP server; the default), {@code runner} (commands
- * and files, behind a socket) and {@code verify <url>} (the deployment checklist).
+ * The jar's modes: {@code serve} (the HTTP server; the default), {@code runner} (commands and
+ * files, behind a socket), {@code verify <url>} (the deployment checklist) and {@code audit <dir>}
+ * (on the host: what in the workspace the host would run by itself).
  */
 public final class Main {
 
@@ -57,6 +59,8 @@ public final class Main {
                 System.exit(VerifyCommand.run(List.of(args).subList(1, args.length), System.getenv(), System.out,
                         System.err));
             }
+            case "audit" -> System.exit(AuditCommand.run(List.of(args).subList(1, args.length), System.getenv(), System.out,
+                    System.err));
             case "serve" -> launch(() -> {
                 Running running = start(Config.fromEnvironment(System.getenv()), System.getenv(), System.out);
                 Runtime.getRuntime().addShutdownHook(new Thread(running::close, "shutdown"));
@@ -71,7 +75,7 @@ public final class Main {
             });
             default -> {
                 System.err.println("sandbox-mcp: unknown command '" + mode
-                        + "'; usage: java -jar sandbox-mcp.jar [serve | runner | verify <base-url>]");
+                        + "'; usage: java -jar sandbox-mcp.jar [serve | runner | verify <base-url> | audit [--accept] <dir>]");
                 System.exit(2);
             }
         }

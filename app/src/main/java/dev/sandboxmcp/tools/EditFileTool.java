@@ -112,6 +112,9 @@ public final class EditFileTool extends DefinedTool {
             return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in " + Names.display(path)
                     + "\n" + diff.text(), structured, path, (long) bytes.length);
         } catch (WorkspaceException e) {
+            if (e.reason() == WorkspaceException.Reason.PROTECTED) {
+                return ToolResponse.failure(path, ProtectedFileRefusal.text(path, e.protectedKind(), e.resolvedPath()));
+            }
             return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
             return ToolResponse.failure(path, "could not edit " + Names.quoted(path) + ": " + e.getMessage());

@@ -35,6 +35,14 @@ public final class ServerInstructions {
                 Paths are relative to the workspace root; .. and symbolic links are followed only while they stay \
                 inside it. The rest of the container is read-only apart from /tmp (small, not executable, lost on \
                 restart); there is no network access to other hosts and no Docker.
+
+                Files that the user's own machine runs by itself are off limits, because a change there would run \
+                commands outside this sandbox: each git repository's configuration and hooks are mounted read-only \
+                (git config, git remote add, recording a branch's upstream or writing .git/hooks/* fail with \
+                "Read-only file system" or "Device or resource busy"), and write_file and edit_file refuse any \
+                .git/config, .git/hooks/*, .git file, .envrc and .vscode/tasks.json. Commits, branches, fetches and \
+                diffs work as usual. Do not work around this (no moving .git, no core.hooksPath, no new hooks \
+                elsewhere): if such a change is needed, tell the user what to change and why, and ask them to make it.
                 """.formatted(limits.defaultTimeout().toSeconds(), limits.maxTimeout().toSeconds(),
                 limits.outputCapBytes() / 1024, limits.maxConcurrentCommands(), limits.fileMaxBytes() / 1024,
                 limits.fileMaxBytes() / 1024);

@@ -69,6 +69,9 @@ public final class WriteFileTool extends DefinedTool {
                 workspace.writeFile(path, bytes);
             }
         } catch (WorkspaceException e) {
+            if (e.reason() == WorkspaceException.Reason.PROTECTED) {
+                return ToolResponse.failure(path, ProtectedFileRefusal.text(path, e.protectedKind(), e.resolvedPath()));
+            }
             return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
             return ToolResponse.failure(path, "could not write " + Names.quoted(path) + ": " + e.getMessage());

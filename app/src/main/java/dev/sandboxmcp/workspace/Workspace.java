@@ -39,6 +39,7 @@ import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HexFormat;
 import java.util.List;
@@ -216,6 +217,7 @@ public final class Workspace implements Closeable {
     private void writeFile(String name, byte[] content, byte[] expected) throws IOException {
         try (Walk walk = walk(name)) {
             Target target = walk.requireFinalName(name);
+            walk.refuseProtected();
             Optional<BasicFileAttributes> existing = target.attributes();
             if (existing.isPresent()) {
                 requireRegularFile(name, existing.get());
@@ -233,6 +235,7 @@ public final class Workspace implements Closeable {
     public void appendFile(String name, byte[] content) throws IOException {
         try (Walk walk = walk(name)) {
             Target target = walk.requireFinalName(name);
+            walk.refuseProtected();
             Optional<BasicFileAttributes> existing = target.attributes();
             if (existing.isPresent()) {
                 requireRegularFile(name, existing.get());
@@ -541,6 +544,19 @@ public final class Workspace implements Closeable {
         }
     }
 
+    private static boolean isGitDirectory(Directory dir) {
+        return ProtectedPaths.looksLikeGitDirectory(entry -> lstatQuietly(dir, entry).isPresent(),
+                entry -> lstatQuietly(dir, entry).map(BasicFileAttributes::isDirectory).orElse(false));
+    }
+
+    private static Optional<BasicFileAttributes> lstatQuietly(Directory dir, String name) {
+        try {
+            return lstat(dir, name);
+        } catch (IOException unreadable) {
+            return Optional.empty();
+        }
+    }
+
     private static Optional<BasicFileAttributes> lstat(Directory dir, String name) throws IOException {
         try {
             return Optional.of(dir.stream().getFileAttributeView(Path.of(name), BasicFileAttributeView.class, NOFOLLOW)
@@ -656,6 +672,19 @@ public final class Workspace implements Closeable {
         /** Opens the directory the walk ended on, afresh; the caller closes it. */
         Directory openDirectory(String name) throws IOException {
             return Directory.open(dirs.peek().fd(), requireDirectory(name).toString(), Access.DIRECTORY);
+        }
+
+        /** Refuses a write to a file the host runs by itself ({@link ProtectedPaths}), wherever the walk led. */
+        void refuseProtected() throws WorkspaceException {
+            List<String> names = new ArrayList<>(dirNames);
+            names.add(finalName);
+            List<Directory> fromRoot = new ArrayList<>(dirs);
+            Collections.reverse(fromRoot);
+            Optional<ProtectedPaths.Kind> kind = ProtectedPaths.classify(names,
+                    depth -> isGitDirectory(fromRoot.get(depth)));
+            if (kind.isPresent()) {
+                throw new WorkspaceException(kind.get(), String.join("/", names));
+            }
         }
 
         Target requireFinalName(String name) throws WorkspaceException {

@@ -48,6 +48,7 @@ final class ComposeDeployment implements AutoCloseable {
     final int gid = Repo.sandboxGid();
     private final Map<String, String> env;
     private final List<String> compose;
+    private Path gitOverride;
 
     private ComposeDeployment(String suffix) throws IOException, InterruptedException {
         this.project = "sandbox-mcp-e2e-" + suffix;
@@ -80,9 +81,20 @@ final class ComposeDeployment implements AutoCloseable {
         compose.addAll(List.of("-p", project, "-f", Repo.path("infra/compose/compose.yaml").toString()));
     }
 
+    /** What is in the workspace before the pair starts, as the user's tree is there before {@code make up}. */
+    interface WorkspaceSetup {
+        void prepare(Path workspace) throws Exception;
+    }
+
     static ComposeDeployment start(String suffix) throws Exception {
+        return start(suffix, workspace -> { });
+    }
+
+    static ComposeDeployment start(String suffix, WorkspaceSetup setup) throws Exception {
         requireImage();
         ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid());
+        setup.prepare(deployment.workspace);
+        deployment.protectGit();
         deployment.compose("down", "--volumes", "--remove-orphans");
         Commands.Result volume = Commands.run(List.of("docker", "volume", "create", "--driver", "local", "--opt",
                 "type=none", "--opt", "o=bind", "--opt", "device=" + deployment.home, deployment.homeVolume), 60);
@@ -97,6 +109,20 @@ final class ComposeDeployment implements AutoCloseable {
         }
         deployment.awaitHealthy(Duration.ofSeconds(60));
         return deployment;
+    }
+
+    /**
+     * What {@code make up} does before compose: the workspace is handed to the sandbox user, and
+     * infra/compose/protect-git.sh writes the override that mounts its git config and hooks read-only.
+     */
+    private void protectGit() throws IOException, InterruptedException {
+        Commands.Result chown = Commands.run(List.of("chown", "-R", uid + ":" + gid, workspace.toString()), 60);
+        assertThat(chown.exitCode()).as(chown.output()).isZero();
+        gitOverride = Files.createTempFile("sandbox-mcp-e2e-git-", ".yaml");
+        Commands.Result generated = Commands.run(List.of(Repo.path("infra/compose/protect-git.sh").toString(),
+                workspace.toString(), gitOverride.toString()), Map.of(), Repo.root(), 120);
+        assertThat(generated.exitCode()).as(generated.output()).isZero();
+        compose.addAll(List.of("-f", gitOverride.toString()));
     }
 
     /** Whether /healthz answers 200 and says the runner is ok too. */
@@ -185,6 +211,9 @@ final class ComposeDeployment implements AutoCloseable {
         Commands.run(List.of("docker", "volume", "rm", homeVolume), 60);
         // Files the container wrote belong to the sandbox user; the test user may not remove them all.
         Commands.run(List.of("rm", "-rf", workspace.toString(), home.toString()), 60);
+        if (gitOverride != null) {
+            Files.deleteIfExists(gitOverride);
+        }
     }
 
     static String sha256Hex(String value) {

@@ -98,7 +98,7 @@ class InfraFilesTest {
             installed = false;
         }
         assumeTrue(installed, "SKIPPED: shellcheck is not installed (apt-get install shellcheck; .ci/run installs it)");
-        Commands.Result result = Commands.run(List.of("shellcheck", "infra/image/build-base.sh", "infra/image/train-aot.sh",
+        Commands.Result result = Commands.run(List.of("shellcheck", "infra/compose/protect-git.sh", "infra/image/build-base.sh", "infra/image/train-aot.sh",
                 "infra/image/healthcheck.sh", "infra/traefik/render.sh",
                 "infra/tailscale/funnel.sh", ".ci/run"), Map.of(), Repo.root(), 60);
         assertThat(result.exitCode()).as(result.output()).isZero();

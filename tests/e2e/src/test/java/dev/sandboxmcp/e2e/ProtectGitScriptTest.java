@@ -1,0 +1,123 @@
+package dev.sandboxmcp.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * infra/compose/protect-git.sh on a workspace with every kind of git directory: which mounts the
+ * override holds (as compose reads it), what it skips, and that it is safe for any path.
+ */
+class ProtectGitScriptTest {
+
+    @TempDir
+    Path temp;
+
+    record Mount(String source, String target, boolean readOnly) {
+    }
+
+    static void git(Path dir, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("git", "-c", "init.defaultBranch=main", "-c", "user.name=t",
+                "-c", "user.email=t@t", "-c", "protocol.file.allow=always"));
+        command.addAll(List.of(args));
+        Commands.Result result = Commands.run(command, Map.of(), dir, 60);
+        assertThat(result.exitCode()).as(String.join(" ", args) + ":\n" + result.output()).isZero();
+    }
+
+    @SuppressWarnings("unchecked")
+    List<Mount> generate(Path workspace, Map<String, String> env) throws Exception {
+        Path output = temp.resolve("override.yaml");
+        Commands.Result result = Commands.run(List.of(Repo.path("infra/compose/protect-git.sh").toString(), workspace.toString(),
+                output.toString()), env, Repo.root(), 60);
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        Map<String, Object> yaml = new Yaml().load(Files.readString(output));
+        Map<String, Object> runner = (Map<String, Object>) ((Map<String, Object>) yaml.get("services")).get("runner");
+        List<Mount> mounts = new ArrayList<>();
+        for (Map<String, Object> volume : (List<Map<String, Object>>) runner.get("volumes")) {
+            assertThat(volume.get("type")).isEqualTo("bind");
+            mounts.add(new Mount((String) volume.get("source"), (String) volume.get("target"), (Boolean) volume.get("read_only")));
+        }
+        return mounts;
+    }
+
+    static List<String> readOnlyTargets(List<Mount> mounts) {
+        return mounts.stream().filter(Mount::readOnly).map(Mount::target).sorted().toList();
+    }
+
+    @Test
+    void mountsConfigHooksAndGitFilesOfEveryKindOfRepository() throws Exception {
+        Path ws = Files.createDirectories(temp.resolve("ws"));
+        Path lib = Files.createDirectories(ws.resolve("group/lib"));
+        git(lib, "init", "-q");
+        git(lib, "commit", "-q", "--allow-empty", "-m", "first");
+        Files.delete(lib.resolve(".git/hooks/pre-commit.sample"));
+        Path app = Files.createDirectories(ws.resolve("app"));
+        git(app, "init", "-q");
+        git(app, "commit", "-q", "--allow-empty", "-m", "first");
+        git(app, "submodule", "add", "-q", "../group/lib", "lib");
+        git(app, "worktree", "add", "-q", "../app-topic");
+        Files.createDirectories(ws.resolve("app/node_modules/dep"));
+        git(ws.resolve("app/node_modules/dep"), "init", "-q");
+        Path tooDeep = Files.createDirectories(ws.resolve("a/b/c/d/e"));
+        git(tooDeep, "init", "-q");
+        Path noHooks = Files.createDirectories(ws.resolve("no-hooks"));
+        git(noHooks, "init", "-q");
+        deleteRecursively(noHooks.resolve(".git/hooks"));
+
+        List<Mount> mounts = generate(ws, Map.of());
+        assertThat(readOnlyTargets(mounts)).containsExactly(
+                "/workspace/app-topic/.git",
+                "/workspace/app/.git/config", "/workspace/app/.git/hooks",
+                "/workspace/app/.git/modules/lib/config", "/workspace/app/.git/modules/lib/hooks",
+                "/workspace/app/lib/.git",
+                "/workspace/group/lib/.git/config", "/workspace/group/lib/.git/hooks",
+                "/workspace/no-hooks/.git/config", "/workspace/no-hooks/.git/hooks");
+        // A missing hooks directory is created (empty) so that it can be mounted and cannot be created from inside.
+        assertThat(noHooks.resolve(".git/hooks")).isEmptyDirectory();
+        // Every directory on the way is pinned (a mount point cannot be renamed), read-write.
+        assertThat(mounts.stream().filter(m -> !m.readOnly()).map(Mount::target)).contains("/workspace/group",
+                "/workspace/group/lib", "/workspace/group/lib/.git", "/workspace/app", "/workspace/app/.git/modules/lib",
+                "/workspace/app-topic");
+        for (Mount mount : mounts) {
+            assertThat(mount.source()).isEqualTo(ws.toRealPath() + mount.target().substring("/workspace".length()));
+        }
+
+        List<Mount> deeper = generate(ws, Map.of("SANDBOX_PROTECT_GIT_DEPTH", "5"));
+        assertThat(readOnlyTargets(deeper)).contains("/workspace/a/b/c/d/e/.git/config")
+                .doesNotContain("/workspace/app/node_modules/dep/.git/config");
+        assertThat(generate(ws, Map.of("SANDBOX_PROTECT_GIT", "off"))).isEmpty();
+    }
+
+    @Test
+    void pathsWithQuotesDollarsAndSpacesSurviveComposeInterpolation() throws Exception {
+        Path ws = Files.createDirectories(temp.resolve("w s"));
+        Path odd = Files.createDirectories(ws.resolve("we$ird \"name\" \\ x"));
+        git(odd, "init", "-q");
+        List<Mount> mounts = generate(ws, Map.of());
+        // Compose turns $$ into $ when it reads the file.
+        assertThat(readOnlyTargets(mounts)).contains("/workspace/we$$ird \"name\" \\ x/.git/config");
+        Commands.Result config = Commands.run(new ArrayList<>(List.of(Commands.compose().toArray(String[]::new))) {
+            {
+                addAll(List.of("-p", "protect-git-test", "-f", Repo.path("infra/compose/compose.yaml").toString(),
+                        "-f", temp.resolve("override.yaml").toString(), "config"));
+            }
+        }, Map.of("SANDBOX_UID", "1000", "SANDBOX_GID", "1000", "SANDBOX_WORKSPACE", ws.toString(),
+                "MCP_AUTH_TOKEN_SHA256", "0".repeat(64)), Repo.root(), 60);
+        assertThat(config.exitCode()).as(config.output()).isZero();
+    }
+
+    static void deleteRecursively(Path dir) throws Exception {
+        try (var walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
