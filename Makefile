@@ -21,6 +21,7 @@ SERVER_IMAGE ?= sandbox-mcp-server:local
 RUNNER_IMAGE ?= sandbox-mcp-runner:local
 SERVER_BASE_IMAGE ?= sandbox-mcp-server-base:local
 RUNNER_BASE_IMAGE ?= sandbox-mcp-runner-base:local
+PROXY_IMAGE ?= sandbox-mcp-proxy:local
 BASE_RECIPE = $(shell infra/image/build-base.sh --recipe)
 HOST_UID := $(shell id -u)
 HOST_GID := $(shell id -g)
@@ -31,11 +32,20 @@ SANDBOX_SERVER_GID ?= 65532
 SANDBOX_WORKSPACE ?= $(HOME)/Development
 SANDBOX_PORT ?= 18080
 COMPOSE_FILE := infra/compose/compose.yaml
-COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp -f $(COMPOSE_FILE)
+# Egress by allow-list (README, "Egress"): empty, the runner has no network; set, the proxy and
+# its two networks are laid over the pair. down and logs always name both files.
+SANDBOX_EGRESS_ALLOW ?=
+SANDBOX_EGRESS_ALLOW_PRIVATE ?=
+export SANDBOX_EGRESS_ALLOW SANDBOX_EGRESS_ALLOW_PRIVATE
+EGRESS_COMPOSE_FILE := infra/compose/compose.egress.yaml
+COMPOSE_BIN := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp
+COMPOSE := $(COMPOSE_BIN) -f $(COMPOSE_FILE) $(if $(strip $(SANDBOX_EGRESS_ALLOW)),-f $(EGRESS_COMPOSE_FILE))
+COMPOSE_ALL := $(COMPOSE_BIN) -f $(COMPOSE_FILE) -f $(EGRESS_COMPOSE_FILE)
 # What compose needs, derived here so that only the token's digest enters the container.
 COMPOSE_ENV = SANDBOX_SERVER_IMAGE=$(SERVER_IMAGE) SANDBOX_RUNNER_IMAGE=$(RUNNER_IMAGE) \
   SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SANDBOX_GID) SANDBOX_SERVER_UID=$(SANDBOX_SERVER_UID) SANDBOX_SERVER_GID=$(SANDBOX_SERVER_GID) \
   SANDBOX_WORKSPACE="$(SANDBOX_WORKSPACE)" SANDBOX_PORT=$(SANDBOX_PORT) \
+  SANDBOX_PROXY_IMAGE=$(PROXY_IMAGE) SANDBOX_EGRESS_HOST_ADDRESSES="$$(hostname -I 2>/dev/null)" \
   MCP_AUTH_TOKEN_SHA256=$$(sed -n 's/^MCP_AUTH_TOKEN=//p' $(ENV_FILE) 2>/dev/null | tr -d '\r\n' | sha256sum | cut -d' ' -f1)
 TRAEFIK_DYNAMIC_DIR ?=
 VERIFY_FLAGS ?=
@@ -97,6 +107,10 @@ image: ## build the server and runner images into the local Docker daemon with J
 	      != "$(BASE_RECIPE)" ]; then \
 	    echo "make image: $$base is missing or was built from another recipe; building it"; \
 	    infra/image/build-base.sh $$flavour $$base || exit 1; fi; done
+	@if [ "$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' $(PROXY_IMAGE) 2>/dev/null)" \
+	    != "$$(infra/image/build-base.sh --recipe proxy)" ]; then \
+	  echo "make image: $(PROXY_IMAGE) (the egress proxy) is missing or was built from another recipe; building it"; \
+	  infra/image/build-base.sh proxy $(PROXY_IMAGE); fi
 	rm -rf app/target/aot-cache && mkdir -p app/target/aot-cache/server app/target/aot-cache/runner
 	$(MVN) -pl app -am package -DskipTests
 	$(call jib,$(RUNNER_IMAGE),$(RUNNER_BASE_IMAGE),$(SANDBOX_UID):$(SANDBOX_GID),runner,10,runner)
@@ -109,15 +123,17 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	@if [ ! -d "$(SANDBOX_WORKSPACE)" ]; then \
 	  mkdir -p "$(SANDBOX_WORKSPACE)" && chown $(SANDBOX_UID):$(SANDBOX_GID) "$(SANDBOX_WORKSPACE)" && \
 	  echo "created $(SANDBOX_WORKSPACE) for $(SANDBOX_UID):$(SANDBOX_GID)"; fi
-	$(COMPOSE_ENV) $(COMPOSE) up -d
+	@if [ -n "$(strip $(SANDBOX_EGRESS_ALLOW))" ]; then infra/proxy/egress-proxy.sh --check | sed 's/^/egress /'; \
+	  else echo "egress: off (the runner has no network; set SANDBOX_EGRESS_ALLOW to allow names)"; fi
+	$(COMPOSE_ENV) $(COMPOSE) up -d --remove-orphans
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@echo "check it with: make verify"
 
-down: ## stop and remove the two containers, their network and their socket volume
-	$(COMPOSE_ENV) $(COMPOSE) down --volumes
+down: ## stop and remove the containers (and the egress proxy), their networks and their socket volume
+	$(COMPOSE_ENV) $(COMPOSE_ALL) down --volumes
 
-logs: ## follow the container's logs (audit lines on stdout)
-	$(COMPOSE_ENV) $(COMPOSE) logs -f
+logs: ## follow the containers' logs (audit lines on stdout; the egress proxy's too)
+	$(COMPOSE_ENV) $(COMPOSE_ALL) logs -f
 
 deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tailscale Funnel
 	@[ -n "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: set TRAEFIK_DYNAMIC_DIR (your Traefik file-provider directory)"; exit 2; }
@@ -138,7 +154,7 @@ bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
 
 lint: ## shellcheck the scripts
-	shellcheck infra/image/build-base.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+	shellcheck infra/image/build-base.sh infra/proxy/egress-proxy.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

@@ -15,6 +15,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ final class ComposeDeployment implements AutoCloseable {
 
     static final String SERVER_IMAGE = System.getProperty("sandbox.server.image", "sandbox-mcp-server:local");
     static final String RUNNER_IMAGE = System.getProperty("sandbox.runner.image", "sandbox-mcp-runner:local");
+    static final String PROXY_IMAGE = System.getProperty("sandbox.proxy.image", "sandbox-mcp-proxy:local");
     static final int SERVER_UID = 65532;
     static final String BASE = "/mcp-sandbox";
 
@@ -46,7 +48,8 @@ final class ComposeDeployment implements AutoCloseable {
     private final Map<String, String> env;
     private final List<String> compose;
 
-    private ComposeDeployment(String suffix) throws IOException, InterruptedException {
+    private ComposeDeployment(String suffix, Map<String, String> extraEnv, List<String> overrides)
+            throws IOException, InterruptedException {
         this.project = "sandbox-mcp-e2e-" + suffix;
         this.container = project;
         this.runner = project + "-runner";
@@ -58,7 +61,7 @@ final class ComposeDeployment implements AutoCloseable {
         byte[] random = new byte[24];
         new SecureRandom().nextBytes(random);
         this.token = HexFormat.of().formatHex(random);
-        this.env = Map.of(
+        this.env = new HashMap<>(Map.of(
                 "SANDBOX_SERVER_IMAGE", SERVER_IMAGE,
                 "SANDBOX_RUNNER_IMAGE", RUNNER_IMAGE,
                 "SANDBOX_CONTAINER", container,
@@ -67,14 +70,30 @@ final class ComposeDeployment implements AutoCloseable {
                 "SANDBOX_UID", Integer.toString(uid),
                 "SANDBOX_GID", Integer.toString(gid),
                 "SANDBOX_WORKSPACE", workspace.toString(),
-                "MCP_AUTH_TOKEN_SHA256", sha256Hex(token));
+                "MCP_AUTH_TOKEN_SHA256", sha256Hex(token)));
+        env.put("SANDBOX_PROXY_IMAGE", PROXY_IMAGE);
+        env.putAll(extraEnv);
         this.compose = new ArrayList<>(Commands.compose());
         compose.addAll(List.of("-p", project, "-f", Repo.path("infra/compose/compose.yaml").toString()));
+        for (String override : overrides) {
+            compose.addAll(List.of("-f", Repo.path(override).toString()));
+        }
     }
 
     static ComposeDeployment start(String suffix) throws Exception {
+        return start(suffix, Map.of(), List.of());
+    }
+
+    /**
+     * The pair with compose override files (paths in the repository) laid over compose.yaml, and
+     * {@code extraEnv} added to what compose interpolates (e.g. the egress allow-list).
+     */
+    static ComposeDeployment start(String suffix, Map<String, String> extraEnv, List<String> overrides) throws Exception {
         requireImage();
-        ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid());
+        if (!overrides.isEmpty()) {
+            requireImage(PROXY_IMAGE);
+        }
+        ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid(), extraEnv, overrides);
         deployment.compose("down", "--volumes", "--remove-orphans");
         Commands.Result up = deployment.compose("up", "-d");
         if (up.exitCode() != 0) {
@@ -101,7 +120,11 @@ final class ComposeDeployment implements AutoCloseable {
     }
 
     static void requireImage() {
-        for (String image : List.of(SERVER_IMAGE, RUNNER_IMAGE)) {
+        requireImage(SERVER_IMAGE, RUNNER_IMAGE);
+    }
+
+    static void requireImage(String... images) {
+        for (String image : images) {
             try {
                 DockerClientFactory.instance().client().inspectImageCmd(image).exec();
             } catch (RuntimeException e) {
