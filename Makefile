@@ -39,7 +39,7 @@ SANDBOX_EGRESS_ALLOW_PRIVATE ?=
 export SANDBOX_EGRESS_ALLOW SANDBOX_EGRESS_ALLOW_PRIVATE
 EGRESS_COMPOSE_FILE := infra/compose/compose.egress.yaml
 COMPOSE_BIN := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp
-COMPOSE := $(COMPOSE_BIN) -f $(COMPOSE_FILE) $(if $(strip $(SANDBOX_EGRESS_ALLOW)),-f $(EGRESS_COMPOSE_FILE))
+COMPOSE := $(COMPOSE_BIN) -f $(COMPOSE_FILE)$(if $(strip $(SANDBOX_EGRESS_ALLOW)), -f $(EGRESS_COMPOSE_FILE))
 COMPOSE_ALL := $(COMPOSE_BIN) -f $(COMPOSE_FILE) -f $(EGRESS_COMPOSE_FILE)
 # What compose needs, derived here so that only the token's digest enters the container.
 COMPOSE_ENV = SANDBOX_SERVER_IMAGE=$(SERVER_IMAGE) SANDBOX_RUNNER_IMAGE=$(RUNNER_IMAGE) \
@@ -123,8 +123,7 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	@if [ ! -d "$(SANDBOX_WORKSPACE)" ]; then \
 	  mkdir -p "$(SANDBOX_WORKSPACE)" && chown $(SANDBOX_UID):$(SANDBOX_GID) "$(SANDBOX_WORKSPACE)" && \
 	  echo "created $(SANDBOX_WORKSPACE) for $(SANDBOX_UID):$(SANDBOX_GID)"; fi
-	@if [ -n "$(strip $(SANDBOX_EGRESS_ALLOW))" ]; then infra/proxy/egress-proxy.sh --check | sed 's/^/egress /'; \
-	  else echo "egress: off (the runner has no network; set SANDBOX_EGRESS_ALLOW to allow names)"; fi
+	@$(if $(strip $(SANDBOX_EGRESS_ALLOW)),set -o pipefail; infra/proxy/egress-proxy.sh --check | sed 's/^/egress /',echo "egress: off (the runner has no network; set SANDBOX_EGRESS_ALLOW to allow names)")
 	$(COMPOSE_ENV) $(COMPOSE) up -d --remove-orphans
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@echo "check it with: make verify"
@@ -154,7 +153,7 @@ bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
 
 lint: ## shellcheck the scripts
-	shellcheck infra/image/build-base.sh infra/proxy/egress-proxy.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+	shellcheck infra/image/build-base.sh infra/proxy/egress-proxy.sh tests/e2e/upstream/*.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

@@ -33,6 +33,7 @@ readonly name_pattern='^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([
 entries() {
   local variable=$1 list=$2 entry
   local -a items
+  [[ "$list" =~ [^[:blank:]] ]] || return 0
   if [[ "$list" == *[[:cntrl:]]* ]]; then
     die "$variable holds a control character (a newline?): give names separated by commas"
   fi
