@@ -142,8 +142,8 @@ deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tai
 	infra/tailscale/funnel.sh on
 	@echo "public URL: https://$(TAILNET_HOST)$(BASE_PATH)/mcp  (check it with: make verify URL=https://$(TAILNET_HOST)$(BASE_PATH))"
 
-verify: build token ## check a deployment: make verify [URL=https://node.tailnet.ts.net/mcp-sandbox]
-	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify $(VERIFY_FLAGS) "$(URL)"
+verify: build token ## check a deployment, its egress mode too: make verify [URL=https://node.tailnet.ts.net/mcp-sandbox]
+	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify --egress $(VERIFY_FLAGS) "$(URL)"
 
 BENCH_SECONDS ?= 5
 bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md (not part of make test)

@@ -78,7 +78,7 @@ class EgressConfigTest {
         Map<String, Object> runner = InfraFilesTest.map(services, "runner");
         assertThat(runner.get("network_mode")).isEqualTo("${SANDBOX_CONTAINER:-sandbox-mcp}-egress-internal");
         assertThat(runner).doesNotContainKeys("networks", "ports", "volumes", "cap_add", "user", "read_only");
-        assertThat(InfraFilesTest.map(runner, "environment")).containsOnlyKeys("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+        assertThat(InfraFilesTest.map(runner, "environment")).containsOnlyKeys("SANDBOX_EGRESS_ALLOW", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
                 "http_proxy", "https_proxy", "no_proxy");
         Map<String, Object> proxy = InfraFilesTest.map(services, "egress-proxy");
         assertThat(proxy).containsEntry("read_only", true).containsEntry("init", true).containsEntry("user", "13:13")

@@ -269,6 +269,18 @@ class EgressTest {
     }
 
     @Test
+    void verifyReportsTheAllowListAndChecksItFromInsideTheSandbox() throws Exception {
+        Commands.Result verify = Commands.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", Repo.path("app/target/sandbox-mcp.jar").toString(), "verify", "--egress", deployment.baseUrl()),
+                Map.of("MCP_AUTH_TOKEN", deployment.token), Repo.root(), 120);
+        assertThat(verify.exitCode()).as(verify.output()).isZero();
+        assertThat(verify.output()).contains("all 31 checks passed").doesNotContain("FAIL")
+                .contains("PASS  egress mode").contains("allow-list through http://" + PROXY + ": allowed.test, lan.test")
+                .contains("PASS  egress allowed.test answers").contains("CONNECT 200, then HTTP 200")
+                .contains("PASS  egress refuses sandbox-mcp-verify.invalid");
+    }
+
+    @Test
     void theProxyRunsLockedDown() throws Exception {
         String inspect = Commands.run(List.of("docker", "inspect", "-f",
                 "{{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}} "
