@@ -24,10 +24,10 @@ class EgressConfigTest {
 
     @Test
     void theAllowListIsNormalizedAndAWildcardCoversTheNamesUnderIt() throws Exception {
-        Commands.Result result = proxyScript(Map.of("SANDBOX_EGRESS_ALLOW", " Example.org ,*.Debian.org,registry.npmjs.org",
+        Commands.Result result = proxyScript(Map.of("SANDBOX_EGRESS_ALLOW", " Example.org ,*.Example.NET,git.example.com",
                 "SANDBOX_EGRESS_ALLOW_PRIVATE", "example.org"), "--check");
         assertThat(result.exitCode()).as(result.output()).isZero();
-        assertThat(result.output()).isEqualTo("allow: example.org .debian.org registry.npmjs.org\nallow private: example.org\n");
+        assertThat(result.output()).isEqualTo("allow: example.org .example.net git.example.com\nallow private: example.org\n");
     }
 
     @Test
