@@ -140,6 +140,15 @@ final class ComposeDeployment implements AutoCloseable {
         return Commands.run(command, env, Repo.root(), 180);
     }
 
+    /** Runs the jar's {@code verify} (with {@code flags}) against this deployment. */
+    Commands.Result verify(String... flags) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", Repo.path("app/target/sandbox-mcp.jar").toString(), "verify"));
+        command.addAll(List.of(flags));
+        command.add(baseUrl());
+        return Commands.run(command, Map.of("MCP_AUTH_TOKEN", token), Repo.root(), 120);
+    }
+
     String baseUrl() {
         return "http://127.0.0.1:" + port + BASE;
     }
