@@ -3,13 +3,19 @@ package dev.sandboxmcp.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelcontextprotocol.client.McpSyncClient;
+import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -187,15 +193,28 @@ class EgressTest {
 
     @Test
     void aDirectConnectionThatIgnoresTheProxyReachesNothing() throws Exception {
-        try (ServerSocket host = new ServerSocket(0, 50, InetAddress.getByName("0.0.0.0"))) {
+        // A listener of the host's on every interface that answers, and counts who reached it.
+        AtomicInteger reached = new AtomicInteger();
+        HttpServer host = HttpServer.create(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0), 50);
+        host.createContext("/", exchange -> {
+            reached.incrementAndGet();
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        host.start();
+        try {
+            int port = host.getAddress().getPort();
             List<String> targets = new java.util.ArrayList<>();
             targets.add(upstreamIp + ":80");
             targets.add(upstreamIp + ":443");
-            Arrays.stream(hostAddresses().split("\\s+")).filter(a -> a.matches("[0-9.]+"))
-                    .forEach(a -> targets.add(a + ":" + host.getLocalPort()));
+            Arrays.stream(hostAddresses().split("\\s+")).filter(a -> a.matches("[0-9.]+")).forEach(a -> targets.add(a + ":" + port));
             String gateway = Commands.run(List.of("docker", "network", "inspect", "-f",
                     "{{range .IPAM.Config}}{{.Gateway}}{{end}}", deployment.container + "-egress-internal"), 30).output().strip();
-            targets.add(gateway + ":" + host.getLocalPort());
+            targets.add(gateway + ":" + port);
+            HttpResponse<Void> fromHost = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/")).build(), HttpResponse.BodyHandlers.discarding());
+            assertThat(fromHost.statusCode()).as("the listener answers the host itself").isEqualTo(200);
+            reached.set(0);
             StringBuilder probes = new StringBuilder();
             for (String target : targets) {
                 probes.append("(curl --noproxy '*' -sS -m 4 -o /dev/null http://").append(target)
@@ -203,6 +222,9 @@ class EgressTest {
             }
             String report = (String) run(probes + "wait", 60).get("stdout");
             assertThat(report.lines()).hasSize(targets.size()).allSatisfy(line -> assertThat(line).doesNotEndWith(" exit=0"));
+            assertThat(reached).as("requests that reached the host's listener").hasValue(0);
+        } finally {
+            host.stop(0);
         }
         // Names do not resolve from the runner (except the proxy's), so nothing leaves by DNS either.
         String names = (String) run("for n in allowed.test other.test; do (timeout 4 getent hosts $n >/dev/null; echo \"$n $?\") & done; "
@@ -293,6 +315,8 @@ class EgressTest {
         String networks = Commands.run(List.of("docker", "inspect", "-f", "{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}",
                 deployment.runner), 30).output().strip();
         assertThat(networks).isEqualTo(deployment.container + "-egress-internal");
+        assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.HostConfig.Dns}}", deployment.runner), 30).output().strip())
+                .as("the runner's resolver forwards nowhere").isEqualTo("[127.0.0.1]");
         String internal = Commands.run(List.of("docker", "network", "inspect", "-f", "{{.Internal}} {{range .Containers}}{{.Name}} {{end}}",
                 deployment.container + "-egress-internal"), 30).output().strip();
         assertThat(internal).startsWith("true ").contains(deployment.runner, proxyContainer);
