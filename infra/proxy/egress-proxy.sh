@@ -58,14 +58,32 @@ entries() {
   done
 }
 
-allow=$(entries SANDBOX_EGRESS_ALLOW "${SANDBOX_EGRESS_ALLOW:-}")
+# Squid refuses a list in which one entry covers another (example.org and .example.org, or
+# a.example.org under .example.org): keeps the first of equal entries and drops covered ones.
+widest() {
+  awk '{ entry[NR] = $0 }
+    END {
+      for (i = 1; i <= NR; i++) {
+        e = entry[i]; keep = !seen[e]++
+        for (j = 1; j <= NR && keep; j++) {
+          w = entry[j]
+          if (j != i && w != e && substr(w, 1, 1) == "." &&
+              (e == substr(w, 2) || (length(e) > length(w) && substr(e, length(e) - length(w) + 1) == w))) keep = 0
+        }
+        if (keep) print e
+      }
+    }'
+}
+
+allow=$(entries SANDBOX_EGRESS_ALLOW "${SANDBOX_EGRESS_ALLOW:-}" | widest)
 [[ -n "$allow" ]] || die "SANDBOX_EGRESS_ALLOW is empty: the proxy has nothing to allow (leave it unset for no network)"
 private=""
 if [[ -n "${SANDBOX_EGRESS_ALLOW_PRIVATE:-}" ]]; then
-  private=$(entries SANDBOX_EGRESS_ALLOW_PRIVATE "$SANDBOX_EGRESS_ALLOW_PRIVATE")
+  private=$(entries SANDBOX_EGRESS_ALLOW_PRIVATE "$SANDBOX_EGRESS_ALLOW_PRIVATE" | widest)
   while read -r name; do
-    grep -qxF -- "$name" <<<"$allow" ||
-      die "SANDBOX_EGRESS_ALLOW_PRIVATE: '$name' is not in SANDBOX_EGRESS_ALLOW; list it there too"
+    # Listed, or under a listed *.name: adding it to the list changes nothing.
+    [[ "$(printf '%s\n' "$allow" "$name" | widest)" == "$allow" ]] ||
+      die "SANDBOX_EGRESS_ALLOW_PRIVATE: '${name/#./*.}' is not in SANDBOX_EGRESS_ALLOW; list it there too"
   done <<<"$private"
 fi
 host_addresses=()

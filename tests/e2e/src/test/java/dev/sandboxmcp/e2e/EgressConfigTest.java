@@ -31,6 +31,20 @@ class EgressConfigTest {
     }
 
     @Test
+    void entriesThatAnotherCoversAreDroppedSinceSquidRefusesOverlaps() throws Exception {
+        Commands.Result result = proxyScript(Map.of("SANDBOX_EGRESS_ALLOW",
+                "a.example.org,*.example.org,example.org,a.example.org,b.example,b.example,*.c.b.example,d.c.b.example,xb.example",
+                "SANDBOX_EGRESS_ALLOW_PRIVATE", "lan.example.org,*.c.b.example,e.c.b.example"), "--check");
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        assertThat(result.output()).isEqualTo("allow: .example.org b.example .c.b.example xb.example\n"
+                + "allow private: lan.example.org .c.b.example\n");
+        Commands.Result wider = proxyScript(Map.of("SANDBOX_EGRESS_ALLOW", "a.example.org",
+                "SANDBOX_EGRESS_ALLOW_PRIVATE", "*.example.org"), "--check");
+        assertThat(wider.exitCode()).isEqualTo(2);
+        assertThat(wider.output()).contains("'*.example.org' is not in SANDBOX_EGRESS_ALLOW");
+    }
+
+    @Test
     void whatIsNotAHostNameIsRefusedNamingTheEntryAndNothingIsWritten(@TempDir Path run) throws Exception {
         Map<String, String> refused = Map.ofEntries(
                 Map.entry("a.example,b c.example", "'b c.example' is not a host name"),

@@ -50,8 +50,9 @@ class EgressTest {
                 UPSTREAM_IMAGE), Map.of(), Repo.root(), 600);
         assertThat(built.exitCode()).as("building the upstream image:\n%s", built.output()).isZero();
         deployment = ComposeDeployment.start("egress", Map.of(
-                        // The proxy's own name and the host's are listed, even as private: still refused.
-                        "SANDBOX_EGRESS_ALLOW", "allowed.test, lan.test,egress-proxy,host.docker.internal",
+                        // The proxy's own name and the host's are listed, even as private: still refused. Entries that
+                        // overlap (Squid refuses those) are folded into the widest.
+                        "SANDBOX_EGRESS_ALLOW", "allowed.test, lan.test,egress-proxy,host.docker.internal,*.allowed.test,www.allowed.test",
                         "SANDBOX_EGRESS_ALLOW_PRIVATE", "allowed.test,egress-proxy,host.docker.internal",
                         "SANDBOX_EGRESS_HOST_ADDRESSES", hostAddresses()),
                 List.of("infra/compose/compose.egress.yaml"));
