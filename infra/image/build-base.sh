@@ -5,11 +5,12 @@
 #   runner  the commands' world: bash, git, coreutils, procps, curl, netcat (its health check)...
 #   server  the HTTP server's: the C library, zlib and busybox (sh and wget for its health
 #           check) and nothing else: no package manager, no shell tools, no toolchain.
-#   proxy   the egress proxy's (no Java): Squid and infra/proxy (its entrypoint, which writes
-#           squid.conf from the allow-list at start, and its error pages).
+#   proxy   the egress proxy's (no Java): Squid, infra/proxy (its entrypoint, which writes
+#           squid.conf from the allow-list at start, and its error pages) and healthcheck.sh.
 # Usage: infra/image/build-base.sh runner|server|proxy [IMAGE]
 #        infra/image/build-base.sh --recipe [proxy]  (prints the digest of the recipe: of the
-#        runner's and server's together, or of the proxy's, which also covers infra/proxy)
+#        runner's and server's together, or of the proxy's, which also covers infra/proxy and
+#        healthcheck.sh)
 # DEBIAN_MIRROR: a Debian mirror URL, for machines whose own apt sources are not Debian's
 # (for instance an Ubuntu CI runner); by default the machine's own sources are used.
 # Needs root (or fakeroot-capable mmdebstrap modes), mmdebstrap, docker and JAVA_HOME (JDK 25).
@@ -21,7 +22,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 recipe=$(cat "$here/build-base.sh" "$here/profile.sed" | sha256sum | cut -c1-16)
 proxy_dir=$(cd "$here/../proxy" && pwd)
 if [[ "${1:-}" == proxy || "${2:-}" == proxy ]]; then
-  recipe=$( (cd "$proxy_dir" && find . -type f | LC_ALL=C sort | xargs cat; echo "$recipe") | sha256sum | cut -c1-16)
+  recipe=$( (cd "$proxy_dir" && find . -type f | LC_ALL=C sort | xargs cat; cat "$here/healthcheck.sh"; echo "$recipe") |
+    sha256sum | cut -c1-16)
 fi
 if [[ "${1:-}" == --recipe ]]; then
   echo "$recipe"
@@ -72,6 +74,7 @@ if [[ "$flavour" == proxy ]]; then
     --customize-hook='copy-in "'"$proxy_dir"'" /opt' \
     --customize-hook='mv "$1/opt/proxy" "$1/opt/egress-proxy" && chmod -R a+rX "$1/opt/egress-proxy"' \
     --customize-hook='cp -n "$1"/usr/share/squid/errors/templates/* "$1/opt/egress-proxy/errors/"' \
+    --customize-hook='copy-in "'"$here"'/healthcheck.sh" /opt/egress-proxy' \
     --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
     "$suite" "$work/rootfs.tar" "${mirror[@]}"
   docker import \

@@ -108,6 +108,7 @@ listen=$(ip -o -4 addr show scope global | awk -v out="$outside" '$2 != out { su
 own=$(ip -o addr show scope global | awk '{ sub("/.*", "", $4); print $4 }')
 
 mkdir -p "$run_dir"
+echo "$listen" >"$run_dir/listen"
 echo "$allow" >"$run_dir/allow"
 # An empty list would be an error in Squid; a name under .invalid never resolves (RFC 6761).
 echo "${private:-never.invalid}" >"$run_dir/allow-private"
@@ -168,7 +169,10 @@ http_access allow allowed
 http_access deny all
 
 logformat egress {"time":"%{%Y-%m-%dT%H:%M:%S}tg.%03tuZ","event":"egress","method":"%"rm","host":"%">rd","port":"%">rP","decision":"%"{egress}note","status":%>Hs,"bytes_out":%>st,"bytes_in":%<st,"duration_ms":%tr}
-access_log stdio:/dev/stdout logformat=egress
+# The health check's probes (from the proxy's own address: a container without capabilities
+# cannot forge it) stay out of the audit.
+acl health_probe src $listen
+access_log stdio:/dev/stdout logformat=egress !health_probe
 EOF
 
 echo "egress-proxy: listening on $listen:$port; allowed: $(paste -sd' ' "$run_dir/allow"); private allowed: $(paste -sd' ' <<<"${private:--}")" >&2

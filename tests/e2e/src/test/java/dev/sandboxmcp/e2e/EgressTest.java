@@ -322,6 +322,19 @@ class EgressTest {
                 deployment.container + "-egress-internal"), 30).output().strip();
         assertThat(internal).startsWith("true ").contains(deployment.runner, proxyContainer);
         assertThat(internal.split(" ")).hasSize(3);
+        // Its health check probes Squid from inside, and the probes stay out of the audit.
+        long deadline = System.nanoTime() + 40_000_000_000L;
+        String health;
+        do {
+            health = Commands.run(List.of("docker", "inspect", "-f", "{{.State.Health.Status}}", proxyContainer), 30).output().strip();
+        } while (!health.equals("healthy") && System.nanoTime() < deadline && sleep(500));
+        assertThat(health).isEqualTo("healthy");
+        assertThat(proxyLog()).doesNotContain("health.invalid");
+    }
+
+    static boolean sleep(long millis) throws InterruptedException {
+        Thread.sleep(millis);
+        return true;
     }
 
     static void awaitLog(String container, String text) throws Exception {
