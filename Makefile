@@ -25,6 +25,7 @@ RUNNER_BASE_IMAGE ?= sandbox-mcp-runner-base:local
 # rebuilds the runner's base on the next `make image`.
 SANDBOX_TOOLCHAINS ?= go,node,python,c
 export SANDBOX_TOOLCHAINS
+PROXY_IMAGE ?= sandbox-mcp-proxy:local
 HOST_UID := $(shell id -u)
 HOST_GID := $(shell id -g)
 SANDBOX_UID ?= $(if $(filter 0,$(HOST_UID)),1000,$(HOST_UID))
@@ -42,11 +43,20 @@ COMPOSE_FILE := infra/compose/compose.yaml
 GIT_OVERRIDE := infra/compose/protect-git.generated.yaml
 SANDBOX_PROTECT_GIT ?= on
 SANDBOX_PROTECT_GIT_DEPTH ?= 4
-COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp -f $(COMPOSE_FILE)
+# Egress by allow-list (README, "Egress"): empty, the runner has no network; set, the proxy and
+# its two networks are laid over the pair. down and logs always name both files.
+SANDBOX_EGRESS_ALLOW ?=
+SANDBOX_EGRESS_ALLOW_PRIVATE ?=
+export SANDBOX_EGRESS_ALLOW SANDBOX_EGRESS_ALLOW_PRIVATE
+EGRESS_COMPOSE_FILE := infra/compose/compose.egress.yaml
+COMPOSE_BIN := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp
+COMPOSE := $(COMPOSE_BIN) -f $(COMPOSE_FILE)$(if $(strip $(SANDBOX_EGRESS_ALLOW)), -f $(EGRESS_COMPOSE_FILE))
+COMPOSE_ALL := $(COMPOSE_BIN) -f $(COMPOSE_FILE) -f $(EGRESS_COMPOSE_FILE)
 # What compose needs, derived here so that only the token's digest enters the container.
 COMPOSE_ENV = SANDBOX_SERVER_IMAGE=$(SERVER_IMAGE) SANDBOX_RUNNER_IMAGE=$(RUNNER_IMAGE) \
   SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SANDBOX_GID) SANDBOX_SERVER_UID=$(SANDBOX_SERVER_UID) SANDBOX_SERVER_GID=$(SANDBOX_SERVER_GID) \
   SANDBOX_WORKSPACE="$(SANDBOX_WORKSPACE)" SANDBOX_PORT=$(SANDBOX_PORT) SANDBOX_HOME_VOLUME=$(SANDBOX_HOME_VOLUME) \
+  SANDBOX_PROXY_IMAGE=$(PROXY_IMAGE) SANDBOX_EGRESS_HOST_ADDRESSES="$$(hostname -I 2>/dev/null)" \
   MCP_AUTH_TOKEN_SHA256=$$(sed -n 's/^MCP_AUTH_TOKEN=//p' $(ENV_FILE) 2>/dev/null | tr -d '\r\n' | sha256sum | cut -d' ' -f1)
 TRAEFIK_DYNAMIC_DIR ?=
 VERIFY_FLAGS ?=
@@ -110,6 +120,10 @@ image: ## build the server and runner images into the local Docker daemon with J
 	      != "$$(infra/image/build-base.sh --recipe $$flavour)" ]; then \
 	    echo "make image: $$base is missing or was built from another recipe; building it"; \
 	    infra/image/build-base.sh $$flavour $$base || exit 1; fi; done
+	@if [ "$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' $(PROXY_IMAGE) 2>/dev/null)" \
+	    != "$$(infra/image/build-base.sh --recipe proxy)" ]; then \
+	  echo "make image: $(PROXY_IMAGE) (the egress proxy) is missing or was built from another recipe; building it"; \
+	  infra/image/build-base.sh proxy $(PROXY_IMAGE); fi
 	rm -rf app/target/aot-cache && mkdir -p app/target/aot-cache/server app/target/aot-cache/runner
 	$(MVN) -pl app -am package -DskipTests
 	$(call jib,$(RUNNER_IMAGE),$(RUNNER_BASE_IMAGE),$(SANDBOX_UID):$(SANDBOX_GID),runner,10,runner)
@@ -128,13 +142,14 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	  echo "created the home volume $(SANDBOX_HOME_VOLUME) in $(SANDBOX_HOME_DIR)"; fi
 	SANDBOX_PROTECT_GIT=$(SANDBOX_PROTECT_GIT) SANDBOX_PROTECT_GIT_DEPTH=$(SANDBOX_PROTECT_GIT_DEPTH) \
 	  infra/compose/protect-git.sh "$(SANDBOX_WORKSPACE)" $(GIT_OVERRIDE)
-	$(COMPOSE_ENV) $(COMPOSE) -f $(GIT_OVERRIDE) up -d
+	@$(if $(strip $(SANDBOX_EGRESS_ALLOW)),set -o pipefail; infra/proxy/egress-proxy.sh --check | sed 's/^/egress /',echo "egress: off (the runner has no network; set SANDBOX_EGRESS_ALLOW to allow names)")
+	$(COMPOSE_ENV) $(COMPOSE) -f $(GIT_OVERRIDE) up -d --remove-orphans
 	@$(MAKE) --no-print-directory audit-report
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@echo "check it with: make verify"
 
-down: ## stop and remove the two containers, their network and their socket volume (the home volume stays)
-	$(COMPOSE_ENV) $(COMPOSE) down --volumes
+down: ## stop and remove the containers (and the egress proxy), their networks and their socket volume (the home volume stays)
+	$(COMPOSE_ENV) $(COMPOSE_ALL) down --volumes
 	@$(MAKE) --no-print-directory audit-report
 
 clean-home: ## remove the runner's home volume and its directory (caches, ~/go...), after asking
@@ -145,8 +160,8 @@ clean-home: ## remove the runner's home volume and its directory (caches, ~/go..
 	    echo "the volume is in use: run make down first"; exit 1; fi; \
 	  rm -rf -- "$$dir"; echo "removed $$dir"
 
-logs: ## follow the container's logs (audit lines on stdout)
-	$(COMPOSE_ENV) $(COMPOSE) logs -f
+logs: ## follow the containers' logs (audit lines on stdout; the egress proxy's too)
+	$(COMPOSE_ENV) $(COMPOSE_ALL) logs -f
 
 deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tailscale Funnel
 	@[ -n "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: set TRAEFIK_DYNAMIC_DIR (your Traefik file-provider directory)"; exit 2; }
@@ -156,8 +171,8 @@ deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tai
 	infra/tailscale/funnel.sh on
 	@echo "public URL: https://$(TAILNET_HOST)$(BASE_PATH)/mcp  (check it with: make verify URL=https://$(TAILNET_HOST)$(BASE_PATH))"
 
-verify: build token ## check a deployment: make verify [URL=https://node.tailnet.ts.net/mcp-sandbox]
-	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify $(VERIFY_FLAGS) "$(URL)"
+verify: build token ## check a deployment, its egress mode too: make verify [URL=https://node.tailnet.ts.net/mcp-sandbox]
+	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify --egress $(VERIFY_FLAGS) "$(URL)"
 
 ACCEPT ?=
 audit: build ## on the host: list what in the workspace would run commands on the host; ACCEPT=1 records it as known
@@ -176,7 +191,7 @@ bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
 
 lint: ## shellcheck the scripts
-	shellcheck infra/compose/protect-git.sh infra/image/build-base.sh infra/image/toolchain-env.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+	shellcheck infra/compose/protect-git.sh infra/image/build-base.sh infra/image/toolchain-env.sh infra/proxy/egress-proxy.sh tests/e2e/upstream/*.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

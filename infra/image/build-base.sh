@@ -7,8 +7,10 @@
 #           toolchains named in SANDBOX_TOOLCHAINS (see toolchain_packages below)
 #   server  the HTTP server's: the C library, zlib and busybox (sh and wget for its health
 #           check) and nothing else: no package manager, no shell tools, no toolchain.
-# Usage: infra/image/build-base.sh runner|server [IMAGE]
-#        infra/image/build-base.sh --recipe runner|server  (the digest of that flavour's recipe)
+#   proxy   the egress proxy's (no Java): Squid and infra/proxy (its entrypoint, which writes
+#           squid.conf from the allow-list at start, and its error pages).
+# Usage: infra/image/build-base.sh runner|server|proxy [IMAGE]
+#        infra/image/build-base.sh --recipe runner|server|proxy  (the digest of that recipe)
 # SANDBOX_TOOLCHAINS: comma-separated, default go,node,python,c (all: go,node,python,c,java,rust).
 # DEBIAN_SUITE: default trixie (Debian 13): Go 1.24, Node 20, Python 3.13, GCC 14, where bookworm
 # has Go 1.19 and Python 3.11. The mirrors are this machine's own apt sources, pointed at that
@@ -17,7 +19,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-suite=${DEBIAN_SUITE:-trixie}
+proxy_dir=$(cd "$here/../proxy" && pwd)
 toolchains=${SANDBOX_TOOLCHAINS-go,node,python,c}
 toolchains=${toolchains// /}
 
@@ -36,20 +38,30 @@ toolchain_packages() {
   esac
 }
 
+# The proxy's configuration (infra/proxy) is written for and tested with Squid 5.7, Debian 12's.
+suite_of() {
+  if [[ "$1" == proxy ]]; then echo bookworm; else echo "${DEBIAN_SUITE:-trixie}"; fi
+}
+
 # `make image` rebuilds a base when its recipe changes: the label names the recipe's digest,
-# which `build-base.sh --recipe FLAVOUR` prints. The runner's includes the toolchain list.
+# which `build-base.sh --recipe FLAVOUR` prints. The runner's includes the toolchain list, the
+# proxy's its entrypoint, error pages and health check.
 recipe_of() {
-  if [[ "$1" == runner ]]; then
-    { cat "$here/build-base.sh" "$here/profile.sed" "$here/toolchain-env.sh"; echo "$suite $toolchains ${DEBIAN_MIRROR:-}"; } | sha256sum | cut -c1-16
-  else
-    { cat "$here/build-base.sh"; echo "$suite ${DEBIAN_MIRROR:-}"; } | sha256sum | cut -c1-16
-  fi
+  {
+    cat "$here/build-base.sh"
+    case "$1" in
+      runner) cat "$here/profile.sed" "$here/toolchain-env.sh"; echo "$toolchains" ;;
+      proxy) (cd "$proxy_dir" && find . -type f | LC_ALL=C sort | xargs cat); cat "$here/healthcheck.sh" ;;
+    esac
+    echo "$(suite_of "$1") ${DEBIAN_MIRROR:-}"
+  } | sha256sum | cut -c1-16
 }
 if [[ "${1:-}" == --recipe ]]; then
-  recipe_of "${2:?usage: build-base.sh --recipe runner|server}"
+  recipe_of "${2:?usage: build-base.sh --recipe runner|server|proxy}"
   exit 0
 fi
-flavour=${1:?usage: build-base.sh runner|server [IMAGE]}
+flavour=${1:?usage: build-base.sh runner|server|proxy [IMAGE]}
+suite=$(suite_of "$flavour")
 case "$flavour" in
   runner)
     image=${2:-sandbox-mcp-runner-base:local}
@@ -64,8 +76,12 @@ case "$flavour" in
     image=${2:-sandbox-mcp-server-base:local}
     packages=base-files,netbase,libc6,libgcc-s1,zlib1g,busybox
     ;;
+  proxy)
+    image=${2:-sandbox-mcp-proxy:local}
+    packages=squid,iproute2
+    ;;
   *)
-    echo "build-base: unknown flavour '$flavour' (runner or server)" >&2
+    echo "build-base: unknown flavour '$flavour' (runner, server or proxy)" >&2
     exit 2
     ;;
 esac
@@ -75,15 +91,8 @@ modules=java.base,java.desktop,java.instrument,java.management,java.naming,java.
 command -v mmdebstrap >/dev/null || die "mmdebstrap is not installed (apt-get install mmdebstrap)"
 command -v docker >/dev/null || die "docker is not installed"
 docker info >/dev/null 2>&1 || die "no Docker daemon answers"
-[[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/jlink" ]] || die "JAVA_HOME must point at a JDK 25 with jlink"
-"$JAVA_HOME/bin/java" -version 2>&1 | grep -q '"25' || die "JAVA_HOME ($JAVA_HOME) is not Java 25"
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-echo "build-base: Java runtime (jlink: $modules)"
-"$JAVA_HOME/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
-  --compress=zip-6 --output "$work/java"
 
 # This machine's Debian sources (apt's own view of them), pointed at $suite: "deb URI SUITE main"
 # lines for mmdebstrap; bookworm-security becomes trixie-security and so on.
@@ -107,6 +116,36 @@ else
   ((${#mirror[@]})) || die "no Debian source found in this machine's apt configuration; set DEBIAN_MIRROR"
 fi
 echo "build-base: Debian $suite root filesystem for the $flavour (mmdebstrap: ${mirror[*]})"
+
+if [[ "$flavour" == proxy ]]; then
+  # Squid runs as Debian's proxy user (uid 13) from a read-only root; what it writes at run
+  # time (its configuration, generated from the allow-list) goes to a tmpfs at /run/egress.
+  # shellcheck disable=SC2016
+  mmdebstrap --quiet --variant=essential --include="$packages" \
+    --customize-hook='copy-in "'"$proxy_dir"'" /opt' \
+    --customize-hook='mv "$1/opt/proxy" "$1/opt/egress-proxy" && chmod -R a+rX "$1/opt/egress-proxy"' \
+    --customize-hook='cp -n "$1"/usr/share/squid/errors/templates/* "$1/opt/egress-proxy/errors/"' \
+    --customize-hook='copy-in "'"$here"'/healthcheck.sh" /opt/egress-proxy' \
+    --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
+    "$suite" "$work/rootfs.tar" "${mirror[@]}"
+  docker import \
+    --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV LANG=C.UTF-8' \
+    --change 'USER proxy' \
+    --change 'ENTRYPOINT ["/opt/egress-proxy/egress-proxy.sh"]' \
+    --change "LABEL dev.sandboxmcp.base-recipe=$recipe" \
+    --message "sandbox-mcp egress proxy: Debian $suite + Squid" \
+    "$work/rootfs.tar" "$image" >/dev/null
+  docker run --rm --read-only --entrypoint squid "$image" -v | sed -n 1p
+  echo "build-base: done: $image"
+  exit 0
+fi
+
+[[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/jlink" ]] || die "JAVA_HOME must point at a JDK 25 with jlink"
+"$JAVA_HOME/bin/java" -version 2>&1 | grep -q '"25' || die "JAVA_HOME ($JAVA_HOME) is not Java 25"
+echo "build-base: Java runtime (jlink: $modules)"
+"$JAVA_HOME/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
+  --compress=zip-6 --output "$work/java"
 
 if [[ "$flavour" == runner ]]; then
   echo "build-base: toolchains: ${toolchains:-none}"

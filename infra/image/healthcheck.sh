@@ -1,7 +1,8 @@
 #!/bin/sh
 # Docker's health check of the sandbox-mcp containers (compose.yaml runs it as
-# /app/bin/healthcheck.sh server|runner). Beyond shell builtins it uses only what each image
-# has: the server's busybox (timeout, wget), the runner's coreutils timeout and netcat.
+# /app/bin/healthcheck.sh server|runner; compose.egress.yaml as /opt/egress-proxy/healthcheck.sh
+# proxy). Beyond shell builtins it uses only what each image has: the server's busybox
+# (timeout, wget), the runner's coreutils timeout and netcat, the proxy's timeout and bash.
 #
 # A restart policy restarts a container whose main process exits, but ignores "unhealthy": a
 # process that is frozen (SIGSTOP, every scheduler thread pinned, a deadlock) would stay down
@@ -9,7 +10,7 @@
 # of the container's user (kill -1 spares the init and this script); the init then exits and
 # the restart policy brings the container back. The reason goes to the container's log.
 set -u
-role=${1:?usage: healthcheck.sh server|runner}
+role=${1:?usage: healthcheck.sh server|runner|proxy}
 state=/tmp/.sandbox-mcp-health-failures
 limit=${HEALTH_FAILURES:-3}
 seconds=${HEALTH_TIMEOUT_SECONDS:-4}
@@ -27,6 +28,14 @@ probe() {
         *'"failed":[]'*) return 0 ;;
         *) return 1 ;;
       esac
+      ;;
+    proxy)
+      # Squid answering on the sandbox's side (the address egress-proxy.sh wrote): a name that
+      # is never listed gets its 403. The proxy leaves its own probes out of the audit.
+      read -r address </run/egress/listen || return 1
+      # shellcheck disable=SC2016
+      timeout "$seconds" bash -c 'exec 3<>"/dev/tcp/$1/3128" && printf "HEAD http://health.invalid/ HTTP/1.0\r\n\r\n" >&3 &&
+        read -r line <&3 && [[ "$line" == *" 403 "* ]]' probe "$address"
       ;;
     *)
       echo "healthcheck.sh: unknown role '$role'" >&2

@@ -32,7 +32,8 @@ import javax.net.ssl.SSLContext;
  * The deployment checklist, run from the outside against a base URL such as
  * {@code http://127.0.0.1:18080/mcp-sandbox} or {@code https://node.tailnet.ts.net/mcp-sandbox}:
  * health, both MCP endpoints refusing a missing and a wrong token, the SSE endpoint event
- * keeping the prefix, and on both transports initialize, tools/list and a call of each tool.
+ * keeping the prefix, and on both transports initialize, tools/list and a call of each tool; with
+ * {@code egress}, the sandbox's egress mode checked from inside it ({@link EgressCheck}).
  */
 public final class Verifier {
 
@@ -48,12 +49,21 @@ public final class Verifier {
     private final String token;
     private final SSLContext tls;
     private final HttpClient http;
+    private final boolean egress;
+
+    public Verifier(URI base, String token, boolean insecure) {
+        this(base, token, insecure, false);
+    }
 
     /**
      * @param insecure accept any TLS certificate (for a proxy that serves a self-signed or default
      *                 certificate in a test); never needed against Funnel, whose certificate is real
+     * @param egress   also check the sandbox's egress from inside it (meaningful against the
+     *                 container deployment only: a runner started by the server on the host has
+     *                 the host's network)
      */
-    public Verifier(URI base, String token, boolean insecure) {
+    public Verifier(URI base, String token, boolean insecure, boolean egress) {
+        this.egress = egress;
         this.tls = insecure ? TrustAll.context() : null;
         this.http = configure(HttpClient.newBuilder()).build();
         String path = base.getRawPath() == null ? "" : base.getRawPath().replaceAll("/+$", "");
@@ -190,6 +200,9 @@ public final class Verifier {
                     ? CheckResult.pass(transport + " tools/list", String.join(", ", tools))
                     : CheckResult.fail(transport + " tools/list", "got " + tools + ", want " + EXPECTED_TOOLS));
             results.addAll(callEachTool(transport, client));
+            if (egress && transport.equals("streamable")) {
+                results.addAll(EgressCheck.run(client));
+            }
         } catch (Exception e) {
             results.add(CheckResult.fail(transport + " session", describe(e)));
         }

@@ -17,11 +17,13 @@ public final class VerifyCommand {
 
     public static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
         boolean insecure = args.contains("--insecure");
-        List<String> rest = args.stream().filter(a -> !a.equals("--insecure")).toList();
+        boolean egress = args.contains("--egress");
+        List<String> rest = args.stream().filter(a -> !a.equals("--insecure") && !a.equals("--egress")).toList();
         if (rest.size() != 1 || !rest.getFirst().matches("https?://.+")) {
-            err.println("usage: java -jar sandbox-mcp.jar verify [--insecure] <base-url>");
+            err.println("usage: java -jar sandbox-mcp.jar verify [--insecure] [--egress] <base-url>");
             err.println("       e.g. verify http://127.0.0.1:18080/mcp-sandbox; the token is read from MCP_AUTH_TOKEN;");
-            err.println("       --insecure accepts any TLS certificate (test proxies only)");
+            err.println("       --insecure accepts any TLS certificate (test proxies only);");
+            err.println("       --egress checks the sandbox's egress mode from inside it (container deployments)");
             return 2;
         }
         String token = env.get("MCP_AUTH_TOKEN");
@@ -31,7 +33,7 @@ public final class VerifyCommand {
         }
         URI base = URI.create(rest.getFirst());
         out.println("verify " + base);
-        List<CheckResult> results = new Verifier(base, token.strip(), insecure).run();
+        List<CheckResult> results = new Verifier(base, token.strip(), insecure, egress).run();
         int width = results.stream().mapToInt(r -> r.name().length()).max().orElse(10);
         for (CheckResult result : results) {
             out.printf("%-4s  %-" + width + "s  %s%n", result.passed() ? "PASS" : "FAIL", result.name(), result.detail());

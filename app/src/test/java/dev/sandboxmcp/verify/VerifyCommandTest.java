@@ -35,10 +35,12 @@ class VerifyCommandTest {
     record Outcome(int exitCode, String output) {
     }
 
-    Outcome verify(String url, String token) {
+    Outcome verify(String url, String token, String... flags) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = VerifyCommand.run(List.of(url), token == null ? Map.of() : Map.of("MCP_AUTH_TOKEN", token),
+        List<String> args = new java.util.ArrayList<>(List.of(flags));
+        args.add(url);
+        int code = VerifyCommand.run(args, token == null ? Map.of() : Map.of("MCP_AUTH_TOKEN", token),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Outcome(code, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
     }
@@ -53,6 +55,16 @@ class VerifyCommandTest {
         try (var files = java.nio.file.Files.list(workspace)) {
             assertThat(files).as("verify removes its probe files").isEmpty();
         }
+    }
+
+    @Test
+    void egressCheckFailsWhereTheRunnerHasTheHostsNetwork() {
+        // This server's runner is its child process on the host: no proxy variables, and the
+        // host's interfaces. Reporting "off" there would hide that it can reach everything.
+        Outcome outcome = verify(server.url(TestServer.BASE), TestServer.TOKEN, "--egress");
+        assertThat(outcome.exitCode()).as(outcome.output()).isEqualTo(1);
+        assertThat(outcome.output()).contains("FAIL  egress mode").contains("off, but the sandbox has network interfaces")
+                .contains("1 of 29 checks FAILED");
     }
 
     @Test

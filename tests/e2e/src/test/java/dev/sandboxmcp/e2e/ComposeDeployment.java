@@ -15,6 +15,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ final class ComposeDeployment implements AutoCloseable {
 
     static final String SERVER_IMAGE = System.getProperty("sandbox.server.image", "sandbox-mcp-server:local");
     static final String RUNNER_IMAGE = System.getProperty("sandbox.runner.image", "sandbox-mcp-runner:local");
+    static final String PROXY_IMAGE = System.getProperty("sandbox.proxy.image", "sandbox-mcp-proxy:local");
     static final int SERVER_UID = 65532;
     static final String BASE = "/mcp-sandbox";
 
@@ -50,7 +52,8 @@ final class ComposeDeployment implements AutoCloseable {
     private final List<String> compose;
     private Path gitOverride;
 
-    private ComposeDeployment(String suffix) throws IOException, InterruptedException {
+    private ComposeDeployment(String suffix, Map<String, String> extraEnv, List<String> overrides)
+            throws IOException, InterruptedException {
         this.project = "sandbox-mcp-e2e-" + suffix;
         this.container = project;
         this.runner = project + "-runner";
@@ -66,7 +69,7 @@ final class ComposeDeployment implements AutoCloseable {
         byte[] random = new byte[24];
         new SecureRandom().nextBytes(random);
         this.token = HexFormat.of().formatHex(random);
-        this.env = Map.of(
+        this.env = new HashMap<>(Map.of(
                 "SANDBOX_SERVER_IMAGE", SERVER_IMAGE,
                 "SANDBOX_RUNNER_IMAGE", RUNNER_IMAGE,
                 "SANDBOX_CONTAINER", container,
@@ -75,10 +78,15 @@ final class ComposeDeployment implements AutoCloseable {
                 "SANDBOX_UID", Integer.toString(uid),
                 "SANDBOX_GID", Integer.toString(gid),
                 "SANDBOX_WORKSPACE", workspace.toString(),
-                "SANDBOX_HOME_VOLUME", homeVolume,
-                "MCP_AUTH_TOKEN_SHA256", sha256Hex(token));
+                "MCP_AUTH_TOKEN_SHA256", sha256Hex(token)));
+        env.put("SANDBOX_HOME_VOLUME", homeVolume);
+        env.put("SANDBOX_PROXY_IMAGE", PROXY_IMAGE);
+        env.putAll(extraEnv);
         this.compose = new ArrayList<>(Commands.compose());
         compose.addAll(List.of("-p", project, "-f", Repo.path("infra/compose/compose.yaml").toString()));
+        for (String override : overrides) {
+            compose.addAll(List.of("-f", Repo.path(override).toString()));
+        }
     }
 
     /** What is in the workspace before the pair starts, as the user's tree is there before {@code make up}. */
@@ -87,12 +95,30 @@ final class ComposeDeployment implements AutoCloseable {
     }
 
     static ComposeDeployment start(String suffix) throws Exception {
-        return start(suffix, workspace -> { });
+        return start(suffix, workspace -> { }, Map.of(), List.of());
     }
 
     static ComposeDeployment start(String suffix, WorkspaceSetup setup) throws Exception {
+        return start(suffix, setup, Map.of(), List.of());
+    }
+
+    static ComposeDeployment start(String suffix, Map<String, String> extraEnv, List<String> overrides) throws Exception {
+        return start(suffix, workspace -> { }, extraEnv, overrides);
+    }
+
+    /**
+     * The pair as {@code make up} starts it: {@code setup} fills the workspace first, the git
+     * protection override is generated for it, then compose runs with {@code overrides} (paths in
+     * the repository) laid over compose.yaml and {@code extraEnv} added to what it interpolates
+     * (e.g. the egress allow-list).
+     */
+    static ComposeDeployment start(String suffix, WorkspaceSetup setup, Map<String, String> extraEnv,
+            List<String> overrides) throws Exception {
         requireImage();
-        ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid());
+        if (!overrides.isEmpty()) {
+            requireImage(PROXY_IMAGE);
+        }
+        ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid(), extraEnv, overrides);
         setup.prepare(deployment.workspace);
         deployment.protectGit();
         deployment.compose("down", "--volumes", "--remove-orphans");
@@ -141,7 +167,11 @@ final class ComposeDeployment implements AutoCloseable {
     }
 
     static void requireImage() {
-        for (String image : List.of(SERVER_IMAGE, RUNNER_IMAGE)) {
+        requireImage(SERVER_IMAGE, RUNNER_IMAGE);
+    }
+
+    static void requireImage(String... images) {
+        for (String image : images) {
             try {
                 DockerClientFactory.instance().client().inspectImageCmd(image).exec();
             } catch (RuntimeException e) {
@@ -155,6 +185,15 @@ final class ComposeDeployment implements AutoCloseable {
         List<String> command = new ArrayList<>(compose);
         command.addAll(List.of(args));
         return Commands.run(command, env, Repo.root(), 180);
+    }
+
+    /** Runs the jar's {@code verify} (with {@code flags}) against this deployment. */
+    Commands.Result verify(String... flags) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", Repo.path("app/target/sandbox-mcp.jar").toString(), "verify"));
+        command.addAll(List.of(flags));
+        command.add(baseUrl());
+        return Commands.run(command, Map.of("MCP_AUTH_TOKEN", token), Repo.root(), 120);
     }
 
     String baseUrl() {

@@ -54,11 +54,10 @@ class ContainerBoundaryTest {
 
     @Test
     void verifyChecklistPassesOnBothTransports() throws Exception {
-        Commands.Result verify = Commands.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", Repo.path("app/target/sandbox-mcp.jar").toString(), "verify", deployment.baseUrl()),
-                Map.of("MCP_AUTH_TOKEN", deployment.token), Repo.root(), 120);
+        Commands.Result verify = deployment.verify("--egress");
         assertThat(verify.exitCode()).as(verify.output()).isZero();
-        assertThat(verify.output()).contains("all 28 checks passed").doesNotContain("FAIL");
+        assertThat(verify.output()).contains("all 29 checks passed").doesNotContain("FAIL")
+                .contains("PASS  egress mode").contains("off: the sandbox has no network");
     }
 
     @Test

@@ -98,8 +98,10 @@ class InfraFilesTest {
             installed = false;
         }
         assumeTrue(installed, "SKIPPED: shellcheck is not installed (apt-get install shellcheck; .ci/run installs it)");
-        Commands.Result result = Commands.run(List.of("shellcheck", "infra/compose/protect-git.sh", "infra/image/build-base.sh", "infra/image/train-aot.sh",
-                "infra/image/healthcheck.sh", "infra/traefik/render.sh",
+        Commands.Result result = Commands.run(List.of("shellcheck", "infra/compose/protect-git.sh", "infra/image/build-base.sh",
+                "infra/image/toolchain-env.sh", "infra/image/train-aot.sh",
+                "infra/image/healthcheck.sh", "infra/traefik/render.sh", "infra/proxy/egress-proxy.sh",
+                "tests/e2e/upstream/build-upstream.sh", "tests/e2e/upstream/upstream.sh",
                 "infra/tailscale/funnel.sh", ".ci/run"), Map.of(), Repo.root(), 60);
         assertThat(result.exitCode()).as(result.output()).isZero();
     }

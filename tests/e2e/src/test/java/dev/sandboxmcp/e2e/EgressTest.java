@@ -1,0 +1,349 @@
+package dev.sandboxmcp.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.modelcontextprotocol.client.McpSyncClient;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Egress by allow-list (infra/compose/compose.egress.yaml, infra/proxy), from a command's side:
+ * the pair and the proxy as `make up` starts them with SANDBOX_EGRESS_ALLOW set, and a container
+ * of the test's standing in for the internet on the proxy's outside network: an "upstream"
+ * serving HTTP, HTTPS and a git repository under the names allowed.test (listed, also as
+ * private, since its address is), lan.test (listed, not as private) and other.test (not listed).
+ * One deployment for the whole class.
+ */
+@RequiresDocker
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class EgressTest {
+
+    static final String UPSTREAM_IMAGE = System.getProperty("sandbox.upstream.image", "sandbox-mcp-e2e-upstream:local");
+    static final List<String> UPSTREAM_NAMES = List.of("allowed.test", "lan.test", "other.test");
+    /** What the runner's commands see as HTTP_PROXY (compose.egress.yaml). */
+    static final String PROXY = "egress-proxy:3128";
+
+    ComposeDeployment deployment;
+    McpSyncClient client;
+    String proxyContainer;
+    String upstream;
+    String upstreamIp;
+
+    @BeforeAll
+    void start() throws Exception {
+        Commands.Result built = Commands.run(List.of("bash", Repo.path("tests/e2e/upstream/build-upstream.sh").toString(),
+                UPSTREAM_IMAGE), Map.of(), Repo.root(), 600);
+        assertThat(built.exitCode()).as("building the upstream image:\n%s", built.output()).isZero();
+        deployment = ComposeDeployment.start("egress", Map.of(
+                        // The proxy's own name and the host's are listed, even as private: still refused. Entries that
+                        // overlap (Squid refuses those) are folded into the widest.
+                        "SANDBOX_EGRESS_ALLOW", "allowed.test, lan.test,egress-proxy,host.docker.internal,*.allowed.test,www.allowed.test",
+                        "SANDBOX_EGRESS_ALLOW_PRIVATE", "allowed.test,egress-proxy,host.docker.internal",
+                        "SANDBOX_EGRESS_HOST_ADDRESSES", hostAddresses()),
+                List.of("infra/compose/compose.egress.yaml"));
+        proxyContainer = deployment.container + "-egress-proxy";
+        upstream = deployment.project + "-upstream";
+        List<String> run = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", upstream,
+                "--network", deployment.container + "-egress-outside"));
+        UPSTREAM_NAMES.forEach(name -> run.addAll(List.of("--network-alias", name)));
+        run.add(UPSTREAM_IMAGE);
+        run.addAll(UPSTREAM_NAMES);
+        Commands.Result started = Commands.run(run, 60);
+        assertThat(started.exitCode()).as(started.output()).isZero();
+        awaitLog(upstream, "upstream: ready");
+        upstreamIp = Commands.run(List.of("docker", "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
+                upstream), 30).output().strip();
+        assertThat(upstreamIp).matches("[0-9.]+");
+        // The upstream's self-signed certificate, for the commands to trust.
+        Commands.Result cert = Commands.run(List.of("docker", "exec", upstream, "cat", "/srv/cert.pem"), 30);
+        Path ca = deployment.workspace.resolve("upstream-ca.pem");
+        Files.writeString(ca, cert.output());
+        client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (client != null) {
+            client.close();
+        }
+        if (upstream != null) {
+            Commands.run(List.of("docker", "rm", "-f", upstream), 60);
+        }
+        if (deployment != null) {
+            deployment.close();
+        }
+    }
+
+    /** The host's addresses, as `make up` passes them (hostname -I). */
+    static String hostAddresses() throws Exception {
+        return Commands.run(List.of("hostname", "-I"), 30).output().strip();
+    }
+
+    Map<String, Object> run(String command, int timeoutSeconds) {
+        return Mcp.run(client, command, timeoutSeconds);
+    }
+
+    /** curl in the runner, through the proxy variables; prints the status code, then the body. */
+    String curl(String url) {
+        return (String) run("curl -sS -m 10 --cacert /workspace/upstream-ca.pem -w '\\n%{http_code} %{http_connect}' '"
+                + url + "' 2>&1", 30).get("stdout");
+    }
+
+    /** Runs {@code script} with bash in the runner (commands get /bin/sh, which has no /dev/tcp). */
+    Map<String, Object> bash(String script, int timeoutSeconds) throws Exception {
+        Path file = Files.createTempFile(deployment.workspace, "egress-", ".sh");
+        Files.writeString(file, "exec 3<>/dev/tcp/egress-proxy/3128 || exit 99\n" + script);
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        return run("bash /workspace/" + file.getFileName(), timeoutSeconds);
+    }
+
+    /** A raw request to the proxy from the runner, returning its whole answer. */
+    String raw(String request) throws Exception {
+        return (String) bash("printf '" + request + "' >&3; timeout 5 cat <&3\n", 30).get("stdout");
+    }
+
+    String proxyLog() throws Exception {
+        return Commands.run(List.of("docker", "logs", proxyContainer), 60).output();
+    }
+
+    @Test
+    void anAllowedNameAnswersOverHttpAndHttpsThroughTheProxyAndLeavesAnAuditLineWithoutItsQuery() throws Exception {
+        assertThat(curl("http://allowed.test/")).isEqualTo("upstream says hello\n\n200 000");
+        assertThat(curl("https://allowed.test/index.html?token=query-secret-1")).isEqualTo("upstream says hello\n\n200 200");
+        Map<String, Object> env = run("env", 30);
+        assertThat((String) env.get("stdout")).doesNotContain(deployment.token).doesNotContain(ComposeDeployment.sha256Hex(deployment.token))
+                .contains("HTTPS_PROXY=http://" + PROXY, "HTTP_PROXY=http://" + PROXY,
+                "https_proxy=http://" + PROXY, "http_proxy=http://" + PROXY, "NO_PROXY=", "no_proxy=");
+        String log = proxyLog();
+        assertThat(log).doesNotContain("query-secret-1").doesNotContain("index.html");
+        assertThat(log.lines().filter(l -> l.contains("\"event\":\"egress\"")))
+                .anyMatch(l -> l.matches("\\{\"time\":\"[0-9T:.-]+Z\",\"event\":\"egress\",\"method\":\"CONNECT\","
+                        + "\"host\":\"allowed.test\",\"port\":\"443\",\"decision\":\"allowed\",\"status\":200,"
+                        + "\"bytes_out\":[1-9][0-9]*,\"bytes_in\":[1-9][0-9]*,\"duration_ms\":[0-9]+}"))
+                .anyMatch(l -> l.contains("\"method\":\"GET\",\"host\":\"allowed.test\",\"port\":\"80\",\"decision\":\"allowed\","
+                        + "\"status\":200"));
+        // The command's headers never reach the log.
+        run("curl -sS -m 10 -H 'X-Leak: header-secret-2' -o /dev/null http://allowed.test/", 30);
+        assertThat(proxyLog()).doesNotContain("header-secret-2");
+    }
+
+    @Test
+    void anUnlistedNameGetsA403NamingTheHostAndHowToAllowIt() throws Exception {
+        assertThat(curl("http://other.test/")).contains("other.test is not on the allow-list",
+                "add it to SANDBOX_EGRESS_ALLOW").endsWith("\n403 000");
+        assertThat(curl("https://other.test/")).contains("CONNECT tunnel failed, response 403").endsWith("000 403");
+        // The answer to the CONNECT carries the same explanation (curl does not show it).
+        assertThat(raw("CONNECT other.test:443 HTTP/1.1\\r\\nHost: other.test:443\\r\\nConnection: close\\r\\n\\r\\n"))
+                .startsWith("HTTP/1.1 403 Forbidden").contains("other.test is not on the allow-list");
+        assertThat(proxyLog()).contains("\"method\":\"CONNECT\",\"host\":\"other.test\",\"port\":\"443\","
+                + "\"decision\":\"refused:not-listed\",\"status\":403");
+    }
+
+    @Test
+    void aListedNameThatResolvesToAPrivateAddressIsRefusedUnlessListedAsPrivate() {
+        assertThat(curl("http://lan.test/")).contains("lan.test resolves to a loopback, link-local or private address",
+                "SANDBOX_EGRESS_ALLOW_PRIVATE").endsWith("\n403 000");
+        assertThat(curl("https://lan.test/")).endsWith("000 403");
+    }
+
+    @Test
+    void ipLiteralsAreRefusedWhateverTheyPointAt() throws Exception {
+        assertThat(curl("http://" + upstreamIp + "/")).contains("never IP addresses").endsWith("\n403 000");
+        assertThat(curl("https://" + upstreamIp + "/")).endsWith("000 403");
+        assertThat(curl("http://[fd00::1]/")).endsWith("403 000");
+        // curl itself would read this as 127.0.0.1 (and go direct, per NO_PROXY): sent raw.
+        assertThat(raw("GET http://2130706433/ HTTP/1.1\\r\\nHost: 2130706433\\r\\nConnection: close\\r\\n\\r\\n"))
+                .startsWith("HTTP/1.1 403 Forbidden").contains("never IP addresses");
+    }
+
+    @Test
+    void onlyConnectTo443AndPlainHttpTo80AreAllowed() throws Exception {
+        assertThat(curl("https://allowed.test:22/")).endsWith("000 403");
+        assertThat(raw("CONNECT allowed.test:22 HTTP/1.1\\r\\nHost: allowed.test:22\\r\\nConnection: close\\r\\n\\r\\n"))
+                .startsWith("HTTP/1.1 403 Forbidden").contains("only HTTPS through CONNECT to port 443");
+        assertThat(curl("http://allowed.test:443/")).endsWith("403 000");
+        assertThat(curl("http://allowed.test:8080/")).contains("only HTTPS through CONNECT to port 443").endsWith("403 000");
+        // An https:// URL sent as a plain proxy request (no CONNECT) would make the proxy speak TLS itself.
+        assertThat(raw("GET https://allowed.test/ HTTP/1.1\\r\\nHost: allowed.test\\r\\nConnection: close\\r\\n\\r\\n"))
+                .startsWith("HTTP/1.1 403 Forbidden");
+    }
+
+    @Test
+    void namesThatResolveToTheProxyOrTheHostAreRefusedEvenWhenListedAsPrivate() {
+        for (String name : List.of("egress-proxy", "host.docker.internal")) {
+            assertThat(curl("http://" + name + "/")).as(name).contains(name + " resolves to an address of the proxy or of the host")
+                    .endsWith("403 000");
+            assertThat(curl("https://" + name + "/")).as(name).endsWith("000 403");
+        }
+    }
+
+    @Test
+    void aDirectConnectionThatIgnoresTheProxyReachesNothing() throws Exception {
+        // A listener of the host's on every interface that answers, and counts who reached it.
+        AtomicInteger reached = new AtomicInteger();
+        HttpServer host = HttpServer.create(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0), 50);
+        host.createContext("/", exchange -> {
+            reached.incrementAndGet();
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        host.start();
+        try {
+            int port = host.getAddress().getPort();
+            List<String> targets = new java.util.ArrayList<>();
+            targets.add(upstreamIp + ":80");
+            targets.add(upstreamIp + ":443");
+            Arrays.stream(hostAddresses().split("\\s+")).filter(a -> a.matches("[0-9.]+")).forEach(a -> targets.add(a + ":" + port));
+            String gateway = Commands.run(List.of("docker", "network", "inspect", "-f",
+                    "{{range .IPAM.Config}}{{.Gateway}}{{end}}", deployment.container + "-egress-internal"), 30).output().strip();
+            targets.add(gateway + ":" + port);
+            HttpResponse<Void> fromHost = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/")).build(), HttpResponse.BodyHandlers.discarding());
+            assertThat(fromHost.statusCode()).as("the listener answers the host itself").isEqualTo(200);
+            reached.set(0);
+            StringBuilder probes = new StringBuilder();
+            for (String target : targets) {
+                probes.append("(curl --noproxy '*' -sS -m 4 -o /dev/null http://").append(target)
+                        .append(" 2>/dev/null; echo \"").append(target).append(" exit=$?\") & ");
+            }
+            String report = (String) run(probes + "wait", 60).get("stdout");
+            assertThat(report.lines()).hasSize(targets.size()).allSatisfy(line -> assertThat(line).doesNotEndWith(" exit=0"));
+            assertThat(reached).as("requests that reached the host's listener").hasValue(0);
+        } finally {
+            host.stop(0);
+        }
+        // Names do not resolve from the runner (except the proxy's), so nothing leaves by DNS either.
+        String names = (String) run("for n in allowed.test other.test; do (timeout 4 getent hosts $n >/dev/null; echo \"$n $?\") & done; "
+                + "wait; getent hosts egress-proxy >/dev/null && echo proxy-resolves", 30).get("stdout");
+        assertThat(names).doesNotContain(" 0\n").contains("proxy-resolves");
+    }
+
+    @Test
+    void gitClonesOverHttpsThroughTheProxy() {
+        Map<String, Object> clone = run("cd /tmp && rm -rf repo && GIT_SSL_CAINFO=/workspace/upstream-ca.pem "
+                + "git clone -q https://allowed.test/cgi-bin/git/repo.git repo 2>&1 && git -C repo log --format=%s", 60);
+        assertThat(clone.get("exit_code")).as("%s", clone).isEqualTo(0);
+        assertThat((String) clone.get("stdout")).isEqualTo("the upstream's commit\n");
+        Map<String, Object> refused = run("cd /tmp && GIT_SSL_CAINFO=/workspace/upstream-ca.pem "
+                + "git clone -q https://other.test/cgi-bin/git/repo.git other 2>&1", 60);
+        assertThat(refused.get("exit_code")).isNotEqualTo(0);
+        assertThat((String) refused.get("stdout")).contains("403");
+    }
+
+    @Test
+    void theProxySurvivesABurstOfMalformedRequestsAndAThousandRefusedConnects() throws Exception {
+        // 1,000 refused CONNECTs, one connection each, counted by their answers.
+        Map<String, Object> refused = bash("""
+                trap '' PIPE
+                n=0
+                for i in $(seq 1000); do
+                  exec 3<>/dev/tcp/egress-proxy/3128 || break
+                  printf 'CONNECT other.test:443 HTTP/1.1\\r\\nHost: other.test:443\\r\\n\\r\\n' >&3
+                  read -r line <&3
+                  case $line in *' 403 '*) n=$((n+1));; esac
+                  exec 3<&-
+                done
+                echo $n
+                """, 120);
+        assertThat(((String) refused.get("stdout")).strip()).isEqualTo("1000");
+        System.out.println("EgressTest: 1,000 refused CONNECTs, one connection each, in " + refused.get("duration_ms") + " ms");
+        // Malformed requests of several kinds, 50 of each, and 200 connections held open meanwhile.
+        String burst = """
+                trap '' PIPE
+                held=()
+                for i in $(seq 200); do exec {fd}<>/dev/tcp/egress-proxy/3128 && held+=($fd); done
+                big=$(head -c 70000 /dev/zero | tr '\\0' a)
+                for i in $(seq 50); do
+                  for req in 'garbage\\r\\n\\r\\n' '\\x00\\x01\\xff\\xfe\\r\\n\\r\\n' 'GET / HTTP/1.1\\r\\n\\r\\n' \\
+                      'CONNECT allowed.test HTTP/1.1\\r\\n\\r\\n' 'CONNECT :443 HTTP/1.1\\r\\n\\r\\n' \\
+                      'GET http://allowed.test/ HTTP/1.1\\nHost: allowed.test\\n\\n' 'GET http://allowed.test/ HTTP/9.9\\r\\n\\r\\n' \\
+                      "GET http://allowed.test/$big HTTP/1.1\\r\\n\\r\\n" 'GET http://allowed.test/ HTTP/1.1\\r\\nHost: allowed.test\\r\\nX: '; do
+                    exec 3<>/dev/tcp/egress-proxy/3128 || continue
+                    printf "$req" >&3 2>/dev/null
+                    exec 3>&-
+                  done
+                done
+                echo held=${#held[@]}
+                curl -sS -m 10 http://allowed.test/
+                for fd in "${held[@]}"; do exec {fd}>&-; done
+                """;
+        Map<String, Object> malformed = bash(burst, 120);
+        assertThat((String) malformed.get("stdout")).isEqualTo("held=200\nupstream says hello\n");
+        System.out.println("EgressTest: 450 malformed requests with 200 connections held, in " + malformed.get("duration_ms")
+                + " ms; the proxy's memory: " + Commands.run(List.of("docker", "stats", "--no-stream", "--format", "{{.MemUsage}}",
+                proxyContainer), 30).output().strip());
+        assertThat(curl("https://allowed.test/")).isEqualTo("upstream says hello\n\n200 200");
+        assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}} {{.State.Running}}", proxyContainer), 30)
+                .output().strip()).isEqualTo("0 true");
+    }
+
+    @Test
+    void verifyReportsTheAllowListAndChecksItFromInsideTheSandbox() throws Exception {
+        Commands.Result verify = deployment.verify("--egress");
+        assertThat(verify.exitCode()).as(verify.output()).isZero();
+        assertThat(verify.output()).contains("all 31 checks passed").doesNotContain("FAIL")
+                .contains("PASS  egress mode").contains("allow-list through http://" + PROXY + ": allowed.test, lan.test")
+                .contains("PASS  egress allowed.test answers").contains("CONNECT 200, then HTTP 200")
+                .contains("PASS  egress refuses sandbox-mcp-verify.invalid");
+    }
+
+    @Test
+    void theProxyRunsLockedDown() throws Exception {
+        String inspect = Commands.run(List.of("docker", "inspect", "-f",
+                "{{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}} "
+                        + "{{.HostConfig.PidsLimit}} {{.HostConfig.Memory}} {{.HostConfig.Privileged}}", proxyContainer), 30)
+                .output().strip();
+        assertThat(inspect).isEqualTo("13:13 true [ALL] [no-new-privileges:true] 32 134217728 false");
+        String status = Commands.run(List.of("docker", "exec", proxyContainer, "grep", "-E", "^(Uid|CapEff):", "/proc/1/status"), 30)
+                .output();
+        assertThat(status).contains("CapEff:\t0000000000000000").doesNotContain("Uid:\t0");
+        // The runner gained one interface, on the network it shares with the proxy alone.
+        String networks = Commands.run(List.of("docker", "inspect", "-f", "{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}",
+                deployment.runner), 30).output().strip();
+        assertThat(networks).isEqualTo(deployment.container + "-egress-internal");
+        assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.HostConfig.Dns}}", deployment.runner), 30).output().strip())
+                .as("the runner's resolver forwards nowhere").isEqualTo("[127.0.0.1]");
+        String internal = Commands.run(List.of("docker", "network", "inspect", "-f", "{{.Internal}} {{range .Containers}}{{.Name}} {{end}}",
+                deployment.container + "-egress-internal"), 30).output().strip();
+        assertThat(internal).startsWith("true ").contains(deployment.runner, proxyContainer);
+        assertThat(internal.split(" ")).hasSize(3);
+        // Its health check probes Squid from inside, and the probes stay out of the audit.
+        long deadline = System.nanoTime() + 40_000_000_000L;
+        String health;
+        do {
+            health = Commands.run(List.of("docker", "inspect", "-f", "{{.State.Health.Status}}", proxyContainer), 30).output().strip();
+        } while (!health.equals("healthy") && System.nanoTime() < deadline && sleep(500));
+        assertThat(health).isEqualTo("healthy");
+        assertThat(proxyLog()).doesNotContain("health.invalid");
+    }
+
+    static boolean sleep(long millis) throws InterruptedException {
+        Thread.sleep(millis);
+        return true;
+    }
+
+    static void awaitLog(String container, String text) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!ComposeDeployment.logs(container).contains(text)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(container + " did not log '" + text + "':\n" + ComposeDeployment.logs(container));
+            }
+            Thread.sleep(200);
+        }
+    }
+}
