@@ -213,7 +213,7 @@ class FileToolsTest {
         var runner = new dev.sandboxmcp.exec.CommandRunner(Map.of("PATH", "/usr/bin:/bin"), 1024 * 1024,
                 java.time.Duration.ofSeconds(1), 2);
         try {
-            RunCommandTool run = new RunCommandTool(runner, workspace, Limits.defaults());
+            RunCommandTool run = new RunCommandTool(runner, null, workspace, Limits.defaults());
             String longest = "echo ok #" + "x".repeat(ToolArguments.MAX_COMMAND_BYTES - 1 - "echo ok #".length());
             ToolResponse exact = call(run, Map.of("command", longest));
             assertThat(exact.structured()).containsEntry("exit_code", 0).containsEntry("stdout", "ok\n");
@@ -229,7 +229,7 @@ class FileToolsTest {
         var runner = new dev.sandboxmcp.exec.CommandRunner(Map.of("PATH", "/usr/bin:/bin"), 1024 * 1024,
                 java.time.Duration.ofSeconds(1), 2);
         try {
-            RunCommandTool run = new RunCommandTool(runner, workspace, Limits.defaults());
+            RunCommandTool run = new RunCommandTool(runner, null, workspace, Limits.defaults());
             ToolResponse exact = call(run, Map.of("command", "wc -c", "stdin", "s".repeat(MIB)));
             assertThat(exact.structured()).containsEntry("stdout", MIB + "\n");
             ToolResponse over = call(run, Map.of("command", "wc -c", "stdin", "s".repeat(MIB + 1)));
