@@ -72,18 +72,22 @@ class FileToolsTest {
     }
 
     @Test
-    void fileOverTheLimitIsRefusedWholeButReadableInPages() throws Exception {
+    void largeFileComesInPagesThatFitAContext() throws Exception {
         String line = "x".repeat(99) + "\n";
         Files.writeString(root.resolve("big.txt"), line.repeat(30_000)); // 3 MB
         ToolResponse whole = call(read, Map.of("path", "big.txt"));
-        assertThat(whole.error()).isTrue();
-        assertThat(whole.text()).contains("offset and limit");
+        int pageLines = Limits.defaults().pageBytes() / 100;
+        assertThat(whole.structured()).containsEntry("lines", (long) pageLines).containsEntry("total_lines", 30_000L)
+                .containsEntry("has_more", true);
+        assertThat(whole.text()).contains("call again with offset=" + (pageLines + 1));
+        Files.writeString(root.resolve("many.txt"), "a\n".repeat(5_000));
+        assertThat(call(read, Map.of("path", "many.txt")).structured()).containsEntry("lines", (long) Limits.defaults().pageLines());
 
         ToolResponse first = call(read, Map.of("path", "big.txt", "offset", 1, "limit", 10));
         assertThat(first.structured()).containsEntry("lines", 10L).containsEntry("total_lines", 30_000L)
                 .containsEntry("has_more", true).containsEntry("content", line.repeat(10));
 
-        ToolResponse capped = call(read, Map.of("path", "big.txt", "offset", 100));
+        ToolResponse capped = call(read, Map.of("path", "big.txt", "offset", 100, "limit", 100_000));
         long bytes = (Long) capped.structured().get("bytes");
         assertThat(bytes).isLessThanOrEqualTo(MIB).isGreaterThan(MIB - 100);
         assertThat(capped.structured()).containsEntry("has_more", true);
