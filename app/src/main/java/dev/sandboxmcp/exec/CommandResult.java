@@ -1,5 +1,8 @@
 package dev.sandboxmcp.exec;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * The outcome of one command. {@code exitCode} is the shell's status (128 + n when a signal
  * ended it), null when the command was handed over to {@code job} at its call's budget and still
@@ -7,4 +10,12 @@ package dev.sandboxmcp.exec;
  */
 public record CommandResult(Integer exitCode, OutputLog stdout, OutputLog stderr, boolean timedOut,
         long durationMillis, Job job) {
+
+    /** The two logs by name, stdout first. */
+    public Map<String, OutputLog> streams() {
+        Map<String, OutputLog> streams = new LinkedHashMap<>();
+        streams.put("stdout", stdout);
+        streams.put("stderr", stderr);
+        return streams;
+    }
 }

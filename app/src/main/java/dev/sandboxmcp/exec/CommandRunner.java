@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -135,8 +134,9 @@ public final class CommandRunner implements AutoCloseable {
                 throw cancelled;
             }
             if (!finished && budgeted) {
-                Job job = handover.jobs().adopt(command, handover.cwdLabel(), process, tree,
-                        new LinkedHashMap<>(Map.of("stdout", stdout, "stderr", stderr)), List.of(stdoutReader, stderrReader),
+                CommandResult soFar = new CommandResult(null, stdout, stderr, false, 0, null);
+                Job job = handover.jobs().adopt(command, handover.cwdLabel(), process, tree, soFar.streams(),
+                        List.of(stdoutReader, stderrReader),
                         started, timeout, () -> {
                             running.remove(tree);
                             sweep.end();

@@ -178,12 +178,13 @@ public final class JobManager implements AutoCloseable {
      * Keeps a finished command's output to be read by offset with {@link #output}, under a new
      * id; only the {@code maxKeptOutputs} most recent are kept.
      */
-    public synchronized String keep(String command, String cwdLabel, CommandResult result, Map<String, OutputLog> streams) {
+    public synchronized String keep(String command, String cwdLabel, CommandResult result) {
         String id = newId("out-");
+        Map<String, OutputLog> streams = result.streams();
         long bytes = streams.values().stream().mapToLong(OutputLog::totalBytes).sum();
         Job job = new Job(id, command, cwdLabel, Instant.now().minusMillis(result.durationMillis()), false,
                 result.exitCode(), result.durationMillis(), bytes, false, result.timedOut(), List.copyOf(streams.keySet()));
-        kept.put(id, new Kept(job, Map.copyOf(streams)));
+        kept.put(id, new Kept(job, streams));
         while (kept.size() > maxKeptOutputs) {
             kept.remove(kept.keySet().iterator().next());
         }

@@ -145,7 +145,7 @@ public final class RunCommandTool extends DefinedTool {
         OutputView[] views = OutputView.of(result.stdout(), result.stderr(), limits.outputViewBytes());
         String outputId = result.job() != null ? result.job().id()
                 : views[0].cut() || views[1].cut()
-                        ? jobs.keep(command, cwd, result, Map.of("stdout", result.stdout(), "stderr", result.stderr()))
+                        ? jobs.keep(command, cwd, result)
                         : null;
         String stdout = shown(views[0], outputId, "stdout");
         String stderr = shown(views[1], outputId, "stderr");

@@ -60,6 +60,7 @@ class CallBudgetTest {
         Job done = awaitEnd(id, Duration.ofSeconds(10));
         assertThat(done.exitCode()).isZero();
         assertThat(done.timedOut()).isFalse();
+        assertThat(done.streams()).containsExactly("stdout", "stderr");
         assertThat(jobs.output(id, "stdout", 0, 1024).orElseThrow().text()).isEqualTo("before\nafter\n");
         assertThat(jobs.output(id, "stderr", 0, 1024).orElseThrow().text()).isEqualTo("oops\n");
         assertThat(runner.runningCount()).as("the slot is released when it ends").isZero();
