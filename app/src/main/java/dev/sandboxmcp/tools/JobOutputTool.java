@@ -17,11 +17,10 @@ public final class JobOutputTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "id": {"type": "string", "minLength": 1, "description": "A job id, or a run_command output_id."},
+                "id": {"type": "string", "minLength": 1, "description": "A job id or an output_id."},
                 "stream": {"type": "string", "enum": ["output", "stdout", "stderr"],
-                  "description": "Default: output for start_job jobs, else stdout."},
-                "offset": {"type": "integer", "minimum": 0,
-                  "description": "Byte offset (default 0); pass next_offset to continue."}
+                  "description": "Default: output for start_job, else stdout."},
+                "offset": {"type": "integer", "minimum": 0, "description": "Bytes; next_offset continues."}
               },
               "required": ["id"],
               "additionalProperties": false
@@ -39,7 +38,7 @@ public final class JobOutputTool extends DefinedTool {
                 INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + ","
                         + "\"stream\":{\"type\":\"string\"},"
                         + "\"output\":{\"type\":\"string\"},\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"},"
-                        + "\"dropped_bytes\":{\"type\":\"integer\",\"description\":\"Bytes skipped before offset: no longer kept.\"},"
+                        + "\"dropped_bytes\":{\"type\":\"integer\"},"
                         + "\"has_more\":{\"type\":\"boolean\"}},"
                         + "\"required\":[\"id\",\"running\",\"stream\",\"output\",\"offset\",\"next_offset\",\"has_more\"]}",
                 Schemas.annotations("Read a job's output", true, false, false, false)));

@@ -12,11 +12,11 @@ final class JobResults {
                 "command": {"type": "string"},
                 "cwd": {"type": "string"},
                 "running": {"type": "boolean"},
-                "exit_code": {"type": ["integer", "null"], "description": "null while running; 128+n when signal n ended it."},
-                "stopped": {"type": "boolean", "description": "Whether stop_job (or shutdown) ended it."},
-                "started": {"type": "string", "description": "ISO-8601 start time."},
+                "exit_code": {"type": ["integer", "null"]},
+                "stopped": {"type": "boolean"},
+                "started": {"type": "string"},
                 "duration_ms": {"type": "integer"},
-                "output_bytes": {"type": "integer", "description": "Bytes of output so far (stdout and stderr together)."},
+                "output_bytes": {"type": "integer"},
                 "timed_out": {"type": "boolean"},
                 "streams": {"type": "array", "items": {"type": "string"}}""";
 

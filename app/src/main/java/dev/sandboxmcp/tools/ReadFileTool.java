@@ -17,14 +17,12 @@ public final class ReadFileTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "path": {"type": "string", "minLength": 1,
-                  "description": "File path relative to the workspace root, e.g. 'src/main.go'."},
-                "offset": {"type": "integer", "minimum": 1,
-                  "description": "First line to return (1 is the first line). With offset or limit the file is read in pages, whatever its size."},
+                "path": {"type": "string", "minLength": 1, "description": "Relative to the workspace root."},
+                "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 100000,
                   "description": "Most lines to return (default %d, within %d KiB; with limit, within %d KiB)."},
                 "tail": {"type": "integer", "minimum": 1, "maximum": 100000,
-                  "description": "Return the last N lines instead (logs); read from the end, so first_line and total_lines are null."}
+                  "description": "The last N lines instead (logs), read from the end: first_line and total_lines are null."}
               },
               "required": ["path"],
               "additionalProperties": false
@@ -35,17 +33,16 @@ public final class ReadFileTool extends DefinedTool {
               "type": "object",
               "properties": {
                 "path": {"type": "string"},
-                "content": {"type": "string", "description": "The text of the lines returned, line endings kept."},
-                "bytes": {"type": "integer", "description": "UTF-8 bytes of content."},
-                "first_line": {"type": ["integer", "null"], "description": "Number of the first line returned (1-based)."},
-                "lines": {"type": "integer", "description": "Lines returned."},
-                "total_lines": {"type": ["integer", "null"], "description": "Lines in the whole file."},
-                "has_more": {"type": "boolean", "description": "Whether lines follow (with tail: precede) the ones returned."},
-                "byte_offset": {"type": "integer", "description": "With tail: where the content starts in the file."},
-                "line_truncated": {"type": "boolean",
-                  "description": "The only line returned was longer than a page and was cut on a character boundary; read the rest by bytes from rest_byte_offset."},
-                "line_bytes": {"type": "integer", "description": "With line_truncated: the whole line's size in bytes, line ending included."},
-                "rest_byte_offset": {"type": "integer", "description": "With line_truncated: where the rest of the line starts, in bytes from the start of the file (0-based)."}
+                "content": {"type": "string"},
+                "bytes": {"type": "integer"},
+                "first_line": {"type": ["integer", "null"]},
+                "lines": {"type": "integer"},
+                "total_lines": {"type": ["integer", "null"]},
+                "has_more": {"type": "boolean", "description": "Lines follow (with tail: precede)."},
+                "byte_offset": {"type": "integer", "description": "With tail: where content starts."},
+                "line_truncated": {"type": "boolean", "description": "A line longer than a page was cut; the text says how to read the rest."},
+                "line_bytes": {"type": "integer"},
+                "rest_byte_offset": {"type": "integer"}
               },
               "required": ["path", "content", "bytes", "first_line", "lines", "total_lines", "has_more", "line_truncated"]
             }""";

@@ -22,14 +22,11 @@ public final class RunCommandTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "command": {"type": "string", "minLength": 1,
-                  "description": "Shell command line, run with /bin/sh -lc (pipes, &&, redirects work)."},
+                "command": {"type": "string", "minLength": 1},
                 "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": %d,
-                  "description": "Deadline in seconds (default %d, at most %d). On expiry the command and everything it started are killed."},
-                "cwd": {"type": "string",
-                  "description": "Working directory relative to the workspace root (default: the root)."},
-                "stdin": {"type": "string",
-                  "description": "Text written to the command's standard input, which is then closed (default: no input)."}
+                  "description": "Default %d. At the deadline the command and all it started are killed."},
+                "cwd": {"type": "string", "description": "Relative to the workspace root (default: the root)."},
+                "stdin": {"type": "string", "description": "Written to the command's stdin, then closed."}
               },
               "required": ["command"],
               "additionalProperties": false
@@ -39,18 +36,18 @@ public final class RunCommandTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "exit_code": {"type": ["integer", "null"], "description": "Exit status (128+n: signal n); null while still_running."},
-                "stdout": {"type": "string", "description": "All of stdout, or its head and tail around a [...] line saying what was left out."},
+                "exit_code": {"type": ["integer", "null"], "description": "128+n: signal n; null while still_running."},
+                "stdout": {"type": "string", "description": "All, or head and tail around a [...] line on what was left out."},
                 "stderr": {"type": "string"},
                 "timed_out": {"type": "boolean"},
-                "stdout_truncated": {"type": "boolean", "description": "Part of stdout was left out of this result."},
+                "stdout_truncated": {"type": "boolean"},
                 "stderr_truncated": {"type": "boolean"},
                 "stdout_bytes": {"type": "integer"},
                 "stderr_bytes": {"type": "integer"},
                 "duration_ms": {"type": "integer"},
-                "still_running": {"type": "boolean", "description": "The call's budget was spent: the command goes on as job job_id."},
+                "still_running": {"type": "boolean"},
                 "job_id": {"type": "string"},
-                "output_id": {"type": "string", "description": "job_output reads the whole output by offset with this id."}
+                "output_id": {"type": "string"}
               },
               "required": ["exit_code", "stdout", "stderr", "timed_out", "stdout_truncated", "stderr_truncated",
                            "stdout_bytes", "stderr_bytes", "duration_ms", "still_running"]
@@ -70,12 +67,11 @@ public final class RunCommandTool extends DefinedTool {
         this.limits = limits;
         long max = limits.maxTimeout().toSeconds();
         super(Schemas.tool("run_command", "Run a shell command",
-                "Run a shell command (/bin/sh -lc, stdin closed) in the workspace; returns exit code, stdout, stderr. "
-                        + "Still running after " + limits.callBudget().toSeconds() + " s: the call returns with "
-                        + "still_running and a job_id, the command goes on as a job until its timeout (job_output, "
-                        + "stop_job). Output shown: " + limits.outputViewBytes() / 1024 + " KiB of head and tail; the "
-                        + "rest by job_output with output_id. Background processes it leaves are killed.",
-                INPUT_SCHEMA.formatted(max, limits.defaultTimeout().toSeconds(), max), OUTPUT_SCHEMA,
+                "Run /bin/sh -lc in the workspace: exit code, stdout, stderr. Still running after "
+                        + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
+                        + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
+                        + "tail); job_output with output_id reads the rest. Leftover background processes are killed.",
+                INPUT_SCHEMA.formatted(max, limits.defaultTimeout().toSeconds()), OUTPUT_SCHEMA,
                 Schemas.annotations("Run a shell command", false, true, false, true)));
     }
 

@@ -53,7 +53,7 @@ class McpTransportsTest {
         try (McpSyncClient client = connect.apply(server)) {
             McpSchema.InitializeResult init = client.initialize();
             assertThat(init.serverInfo().name()).isEqualTo("sandbox-mcp");
-            assertThat(init.instructions()).contains("workspace").contains("120 s").contains("256 KiB");
+            assertThat(init.instructions()).contains("workspace").contains("120 s").contains("within 50 s").contains("16 KiB");
 
             List<McpSchema.Tool> tools = client.listTools().tools();
             assertThat(tools).extracting(McpSchema.Tool::name)
