@@ -46,7 +46,7 @@ final class ComposeDeployment implements AutoCloseable {
     private final Map<String, String> env;
     private final List<String> compose;
 
-    private ComposeDeployment(String suffix) throws IOException, InterruptedException {
+    private ComposeDeployment(String suffix, Map<String, String> settings) throws IOException, InterruptedException {
         this.project = "sandbox-mcp-e2e-" + suffix;
         this.container = project;
         this.runner = project + "-runner";
@@ -58,7 +58,8 @@ final class ComposeDeployment implements AutoCloseable {
         byte[] random = new byte[24];
         new SecureRandom().nextBytes(random);
         this.token = HexFormat.of().formatHex(random);
-        this.env = Map.of(
+        Map<String, String> env = new java.util.HashMap<>(settings);
+        env.putAll(Map.of(
                 "SANDBOX_SERVER_IMAGE", SERVER_IMAGE,
                 "SANDBOX_RUNNER_IMAGE", RUNNER_IMAGE,
                 "SANDBOX_CONTAINER", container,
@@ -67,14 +68,20 @@ final class ComposeDeployment implements AutoCloseable {
                 "SANDBOX_UID", Integer.toString(uid),
                 "SANDBOX_GID", Integer.toString(gid),
                 "SANDBOX_WORKSPACE", workspace.toString(),
-                "MCP_AUTH_TOKEN_SHA256", sha256Hex(token));
+                "MCP_AUTH_TOKEN_SHA256", sha256Hex(token)));
+        this.env = Map.copyOf(env);
         this.compose = new ArrayList<>(Commands.compose());
         compose.addAll(List.of("-p", project, "-f", Repo.path("infra/compose/compose.yaml").toString()));
     }
 
     static ComposeDeployment start(String suffix) throws Exception {
+        return start(suffix, Map.of());
+    }
+
+    /** As above, with {@code settings} (variables compose passes on, such as MCP_CALL_BUDGET_SECONDS) in its environment. */
+    static ComposeDeployment start(String suffix, Map<String, String> settings) throws Exception {
         requireImage();
-        ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid());
+        ComposeDeployment deployment = new ComposeDeployment(suffix + "-" + ProcessHandle.current().pid(), settings);
         deployment.compose("down", "--volumes", "--remove-orphans");
         Commands.Result up = deployment.compose("up", "-d");
         if (up.exitCode() != 0) {

@@ -29,12 +29,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ContainerBoundaryTest {
 
+    static final int BUDGET = 4;
+
     ComposeDeployment deployment;
     McpSyncClient client;
 
     @BeforeAll
     void start() throws Exception {
-        deployment = ComposeDeployment.start("boundary");
+        // A short call budget, so that the handover to a job is seen in seconds (no other case here lasts that long).
+        deployment = ComposeDeployment.start("boundary", Map.of("MCP_CALL_BUDGET_SECONDS", Integer.toString(BUDGET)));
         client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
     }
 
@@ -70,6 +73,23 @@ class ContainerBoundaryTest {
         assertThat(deployment.logs()).contains("Javalin started").doesNotContain("[aot]").doesNotContain(" WARN ");
         assertThat(ComposeDeployment.logs(deployment.runner)).contains("runner listening on")
                 .doesNotContain("[aot]").doesNotContain(" WARN ");
+    }
+
+    @Test
+    void commandPastTheCallBudgetGoesOnAsAJobThatTheIdleSweepSpares() throws Exception {
+        long started = System.nanoTime();
+        Map<String, Object> call = Mcp.run(client, "echo before; sleep " + (BUDGET + 4) + "; echo done", 60);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(BUDGET + 3));
+        assertThat(call).containsEntry("still_running", true).containsEntry("stdout", "before\n");
+        String job = (String) call.get("job_id");
+        // This command ends while no other command runs: the runner's sweep must count the job as running.
+        assertThat(sh("echo between")).isEqualTo("between\n");
+        Map<String, Object> output = Map.of();
+        for (int i = 0; i < 300 && !Boolean.FALSE.equals(output.get("running")); i++) {
+            Thread.sleep(100);
+            output = Mcp.call(client, "job_output", Map.of("id", job));
+        }
+        assertThat(output).containsEntry("running", false).containsEntry("exit_code", 0).containsEntry("output", "before\ndone\n");
     }
 
     @Test
