@@ -13,6 +13,10 @@ public record CommandResult(Integer exitCode, OutputLog stdout, OutputLog stderr
 
     /** The two logs by name, stdout first. */
     public Map<String, OutputLog> streams() {
+        return streams(stdout, stderr);
+    }
+
+    static Map<String, OutputLog> streams(OutputLog stdout, OutputLog stderr) {
         Map<String, OutputLog> streams = new LinkedHashMap<>();
         streams.put("stdout", stdout);
         streams.put("stderr", stderr);

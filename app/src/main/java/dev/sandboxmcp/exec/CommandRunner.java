@@ -134,8 +134,8 @@ public final class CommandRunner implements AutoCloseable {
                 throw cancelled;
             }
             if (!finished && budgeted) {
-                CommandResult soFar = new CommandResult(null, stdout, stderr, false, 0, null);
-                Job job = handover.jobs().adopt(command, handover.cwdLabel(), process, tree, soFar.streams(),
+                Job job = handover.jobs().adopt(command, handover.cwdLabel(), process, tree,
+                        CommandResult.streams(stdout, stderr),
                         List.of(stdoutReader, stderrReader),
                         started, timeout, () -> {
                             running.remove(tree);

@@ -18,9 +18,10 @@ import java.util.concurrent.TimeUnit;
  * Background jobs: commands that outlive one tool call (builds, servers, test suites), started as
  * jobs or handed over by a {@code run_command} still running at its call's budget. They belong to
  * the server, not to an MCP session, so they survive client reconnects. Their output is kept in
- * bounded logs. The output of recent finished commands is kept here too, to be read by offset. At most {@code maxRunning} run at once and
- * {@code maxKept} are remembered (the oldest finished one is forgotten first); all are killed,
- * whole process tree included, on shutdown.
+ * bounded logs. At most {@code maxRunning} started jobs run at once and {@code maxKept} jobs are
+ * remembered (the oldest finished one is forgotten first); all are killed, whole process tree
+ * included, on shutdown. The output of recent finished commands is kept here too, to be read by
+ * offset like a job's.
  */
 public final class JobManager implements AutoCloseable {
 
@@ -78,7 +79,7 @@ public final class JobManager implements AutoCloseable {
         volatile boolean stopped;
         volatile boolean timedOut;
         /** Ends when the output is complete. */
-        Thread watcher;
+        volatile Thread watcher;
 
         Entry(String id, String command, String cwd, Process process, ProcessTree tree, Map<String, OutputLog> streams,
                 long startedNanos) {

@@ -37,6 +37,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CallsThatFitTheClientTest {
 
     static final long GRACE_MILLIS = 1000;
+    /** Calls in flight at once need threads of their own (the common pool may have one). */
+    static final java.util.concurrent.ExecutorService CALLS = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
     @TempDir
     static Path workspace;
@@ -116,13 +118,8 @@ class CallsThatFitTheClientTest {
     @Test
     void notificationsCancelledKillsTheCommandTreeWithinTheGrace() throws Exception {
         Path pid = workspace.resolve("cancel.pid");
-        CompletableFuture<RawHttp.Response> pending = CompletableFuture.supplyAsync(() -> {
-            try {
-                return post(call(41, "run_command", Map.of("command", treeCommand(pid), "timeout_seconds", 60)));
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        });
+        String body = call(41, "run_command", Map.of("command", treeCommand(pid), "timeout_seconds", 60));
+        CompletableFuture<RawHttp.Response> pending = CompletableFuture.supplyAsync(() -> postQuietly(body), CALLS);
         long child = awaitPid(pid);
         long cancelled = System.nanoTime();
         RawHttp.Response ack = post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
@@ -154,6 +151,67 @@ class CallsThatFitTheClientTest {
         awaitGone(child, dropped);
         assertThat(server.auditLog()).contains("the client closed the request");
         assertHealthy();
+    }
+
+    @Test
+    void anIdThatTwoCallsInProgressShareCancelsNeither() throws Exception {
+        Path marker = workspace.resolve("shared.pid");
+        Map<String, Object> command = Map.of("command", "echo $$ >> shared.pid; sleep 2; echo finished", "timeout_seconds", 30);
+        String body = call(50, "run_command", command);
+        CompletableFuture<RawHttp.Response> first = CompletableFuture.supplyAsync(() -> postQuietly(body), CALLS);
+        CompletableFuture<RawHttp.Response> second = CompletableFuture.supplyAsync(() -> postQuietly(body), CALLS);
+        for (int i = 0; i < 200 && (!Files.exists(marker) || Files.readAllLines(marker).size() < 2); i++) {
+            Thread.sleep(25);
+        }
+        post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":50}}");
+        assertThat(result(first.get(10, TimeUnit.SECONDS))).containsEntry("stdout", "finished\n");
+        assertThat(result(second.get(10, TimeUnit.SECONDS))).containsEntry("stdout", "finished\n");
+    }
+
+    @Test
+    void theSessionIdGivenAtInitializeTellsTwoClientsThatReuseAnIdApart() throws Exception {
+        String a = sessionIdFromInitialize();
+        String b = sessionIdFromInitialize();
+        assertThat(a).matches("[0-9a-f]{32}").isNotEqualTo(b);
+        Path pidA = workspace.resolve("client-a.pid");
+        Path pidB = workspace.resolve("client-b.pid");
+        CompletableFuture<RawHttp.Response> callA = CompletableFuture.supplyAsync(() -> postQuietly(
+                "Mcp-Session-Id: " + a + "\r\n", call(70, "run_command", Map.of("command", treeCommand(pidA), "timeout_seconds", 30))));
+        CompletableFuture<RawHttp.Response> callB = CompletableFuture.supplyAsync(() -> postQuietly(
+                "Mcp-Session-Id: " + b + "\r\n", call(70, "run_command", Map.of("command", "echo $$ > client-b.pid; sleep 1; echo b",
+                        "timeout_seconds", 30))), CALLS);
+        long childA = awaitPid(pidA);
+        awaitPid(pidB);
+        long cancelled = System.nanoTime();
+        post("Mcp-Session-Id: " + a + "\r\n",
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":70}}");
+        awaitGone(childA, cancelled);
+        assertThat(callA.get(10, TimeUnit.SECONDS).body()).contains("cancelled");
+        assertThat(result(callB.get(10, TimeUnit.SECONDS))).containsEntry("stdout", "b\n");
+    }
+
+    private static String sessionIdFromInitialize() throws IOException {
+        RawHttp.Response init = post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+        assertThat(init.status()).isEqualTo(200);
+        return init.head().lines().filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("mcp-session-id:"))
+                .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElseThrow();
+    }
+
+    private static RawHttp.Response postQuietly(String headers, String body) {
+        try {
+            return post(headers, body);
+        } catch (IOException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    private static RawHttp.Response postQuietly(String body) {
+        try {
+            return post(body);
+        } catch (IOException e) {
+            throw new RuntimeException(e);
+        }
     }
 
     @Test
@@ -211,17 +269,25 @@ class CallsThatFitTheClientTest {
     static final String HEADERS = "Authorization: Bearer " + TestServer.TOKEN + "\r\nContent-Type: application/json\r\n"
             + "Accept: application/json, text/event-stream\r\n";
 
-    static String call(int id, String tool, Map<String, Object> arguments) throws IOException {
-        return McpJsonDefaults.getMapper().writeValueAsString(Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call",
-                "params", Map.of("name", tool, "arguments", arguments)));
+    static String call(int id, String tool, Map<String, Object> arguments) {
+        try {
+            return McpJsonDefaults.getMapper().writeValueAsString(Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call",
+                    "params", Map.of("name", tool, "arguments", arguments)));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** A POST on a connection of its own that stays open until the answer is in (no half-close: that cancels). */
     static RawHttp.Response post(String body) throws IOException {
+        return post("", body);
+    }
+
+    static RawHttp.Response post(String extraHeaders, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         try (RawHttp.Connection connection = RawHttp.Connection.open(server.port())) {
             return connection.exchange("POST " + TestServer.BASE + "/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" + HEADERS
-                    + "Content-Length: " + bytes.length + "\r\n\r\n", bytes);
+                    + extraHeaders + "Content-Length: " + bytes.length + "\r\n\r\n", bytes);
         }
     }
 
