@@ -250,13 +250,7 @@ class CallsThatFitTheClientTest {
     }
 
     static boolean running(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            char state = stat.charAt(stat.lastIndexOf(')') + 2);
-            return state != 'Z' && state != 'X';
-        } catch (IOException gone) {
-            return false;
-        }
+        return dev.sandboxmcp.ProcStat.running(pid);
     }
 
     private static void assertHealthy() throws Exception {
