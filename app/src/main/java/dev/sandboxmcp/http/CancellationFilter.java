@@ -65,16 +65,10 @@ final class CancellationFilter implements Filter {
         }
         if ("notifications/cancelled".equals(method)) {
             if (message.get("params") instanceof Map<?, ?> params && isId(params.get("requestId"))) {
-                List<CallCancellation> calls = inProgress.getOrDefault(key(request, params.get("requestId")), List.of());
-                String reason = params.get("reason") instanceof String r ? r : "no reason given";
-                if (calls.size() == 1) {
-                    calls.getFirst().cancel("notifications/cancelled: " + reason.substring(0, Math.min(reason.length(), 200)));
-                } else if (calls.size() > 1) {
-                    LOG.warn("notifications/cancelled for id {} ignored: {} calls in progress share that id",
-                            params.get("requestId"), calls.size());
-                }
+                cancel(request, params);
             }
-            chain.doFilter(req, res);
+            // Answered here: the SDK has no handler for it and would only log a warning.
+            ((HttpServletResponse) res).setStatus(HttpServletResponse.SC_ACCEPTED);
             return;
         }
         if (!"tools/call".equals(method) || !isId(message.get("id"))) {
@@ -89,10 +83,9 @@ final class CancellationFilter implements Filter {
             return List.copyOf(more);
         });
         request.setAttribute(ATTRIBUTE, call);
-        CallCancellation dropped = call;
         boolean lasts = message.get("params") instanceof Map<?, ?> params && "run_command".equals(params.get("name"));
         try (ClientDisconnect watch = lasts ? ClientDisconnect.watch(request.getRemoteAddr(), request.getRemotePort(),
-                request.getLocalPort(), () -> dropped.cancel("the client closed the request")) : null) {
+                request.getLocalPort(), () -> call.cancel("the client closed the request")) : null) {
             chain.doFilter(req, res);
         } finally {
             inProgress.computeIfPresent(key, (k, calls) -> {
@@ -102,6 +95,17 @@ final class CancellationFilter implements Filter {
             if (call.cancelled()) {
                 LOG.info("tool call {} cancelled: {}", message.get("id"), call.reason());
             }
+        }
+    }
+
+    private void cancel(HttpServletRequest request, Map<?, ?> params) {
+        List<CallCancellation> calls = inProgress.getOrDefault(key(request, params.get("requestId")), List.of());
+        String reason = params.get("reason") instanceof String r ? r : "no reason given";
+        if (calls.size() == 1) {
+            calls.getFirst().cancel("notifications/cancelled: " + reason.substring(0, Math.min(reason.length(), 200)));
+        } else if (calls.size() > 1) {
+            LOG.warn("notifications/cancelled for id {} ignored: {} calls in progress share that id",
+                    params.get("requestId"), calls.size());
         }
     }
 

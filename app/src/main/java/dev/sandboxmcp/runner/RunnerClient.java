@@ -86,7 +86,9 @@ public final class RunnerClient implements ToolExecutor {
             Map<String, Object> reply = exchange(request, deadline, progress, cancellation);
             return parseReply(reply.get("reply"), target);
         } catch (Unanswered e) {
-            LOG.warn("runner call {} failed: {}", tool, e.getMessage());
+            if (!cancellation.cancelled()) { // a cancel is the client's doing, logged where it arrives
+                LOG.warn("runner call {} failed: {}", tool, e.getMessage());
+            }
             return ToolResponse.failure(target, e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("runner call {} failed unexpectedly", tool, e);

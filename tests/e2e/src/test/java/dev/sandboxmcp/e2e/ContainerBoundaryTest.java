@@ -93,6 +93,39 @@ class ContainerBoundaryTest {
     }
 
     @Test
+    void aClientDroppingARunningCallKillsItsTreeThroughDockersPortProxy() throws Exception {
+        Path pidFile = deployment.workspace.resolve("dropped.pid");
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"run_command\","
+                + "\"arguments\":{\"command\":\"(trap '' TERM; sleep 300) & echo $! > dropped.pid; sleep 300\","
+                + "\"timeout_seconds\":60}}}";
+        long pid;
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", deployment.port)) {
+            socket.getOutputStream().write(("POST " + ComposeDeployment.BASE + "/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer " + deployment.token + "\r\nContent-Type: application/json\r\n"
+                    + "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            socket.getOutputStream().flush();
+            for (int i = 0; i < 200 && (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()); i++) {
+                Thread.sleep(25);
+            }
+            pid = Long.parseLong(Files.readString(pidFile).strip());
+        }
+        // While the dropped call still ran, the runner's idle sweep could not have killed its tree either.
+        long dropped = System.nanoTime();
+        String state = "";
+        while (System.nanoTime() - dropped < Duration.ofSeconds(8).toNanos()) {
+            state = sh("cat /proc/" + pid + "/stat 2>/dev/null | cut -d' ' -f3; true").strip();
+            if (state.isEmpty() || state.equals("Z")) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        assertThat(state).as("state of the dropped call's background child").isIn("", "Z");
+        assertThat(Duration.ofNanos(System.nanoTime() - dropped)).isLessThan(Duration.ofSeconds(6));
+        assertThat(deployment.logs()).contains("\"outcome\":\"cancelled\"").contains("the client closed the request");
+    }
+
+    @Test
     void portIsPublishedOnHostLoopbackOnly() throws Exception {
         Commands.Result ports = Commands.run(List.of("docker", "port", deployment.container, "8000/tcp"), 30);
         assertThat(ports.output().strip().lines().toList()).containsExactly("127.0.0.1:" + deployment.port);
