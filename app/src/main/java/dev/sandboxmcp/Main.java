@@ -165,10 +165,10 @@ public final class Main {
         Limits limits = config.limits();
         Workspace workspace = Workspace.open(config.workspace());
         IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
-        CommandRunner commands = new CommandRunner(environment, limits.outputCapBytes(), limits.killGrace(),
-                limits.maxConcurrentCommands(), sweep);
+        CommandRunner commands = new CommandRunner(environment, limits.outputCapBytes(), limits.outputViewBytes(),
+                limits.killGrace(), limits.maxConcurrentCommands(), sweep);
         JobManager jobs = new JobManager(environment, JOB_LOG_BYTES, limits.killGrace(), limits.maxJobs(),
-                limits.maxJobs() * 4, sweep);
+                limits.maxJobs() * 4, limits.keptOutputs(), sweep);
         HealthProbe health = new HealthProbe(List.of(
                 new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
                 new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
@@ -193,12 +193,16 @@ public final class Main {
         return (int) Math.min(Integer.MAX_VALUE - 8, 2 * 6 * biggest + 64 * 1024);
     }
 
-    /** How long the server waits for the runner's answer to one call, all told. */
+    /**
+     * How long the server waits for the runner's answer to one call, all told: a command's answer
+     * comes at its deadline or at the call budget, whichever is first (then it goes on as a job).
+     */
     static Duration deadline(Limits limits, String tool, Map<String, Object> arguments) {
         Duration margin = limits.killGrace().plusSeconds(15);
         if (tool.equals("run_command")) {
             long seconds = arguments.get("timeout_seconds") instanceof Number n
                     ? Math.min(n.longValue(), limits.maxTimeout().toSeconds()) : limits.defaultTimeout().toSeconds();
+            seconds = Math.min(seconds, limits.callBudget().toSeconds());
             return Duration.ofSeconds(Math.max(seconds, 1)).plus(margin);
         }
         return margin.plusSeconds(15);

@@ -7,7 +7,7 @@ import java.time.Instant;
  * how it ended, never file contents, command output or credentials.
  *
  * @param target   the command line or the path the call named
- * @param outcome  "ok", "error" or "timeout"
+ * @param outcome  "ok", "error", "timeout" or "cancelled" (by the client)
  * @param exitCode the command's exit code, or null for file tools
  * @param bytes    bytes read, written or printed, or null when none
  * @param client   the caller's address, as far as the trusted proxies vouch for it

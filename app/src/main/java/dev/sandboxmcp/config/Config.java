@@ -77,11 +77,12 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
             throw new ConfigException("MCP_COMMAND_TIMEOUT_SECONDS (" + defaultTimeout.toSeconds()
                     + ") is larger than MCP_COMMAND_TIMEOUT_MAX_SECONDS (" + maxTimeout.toSeconds() + ")");
         }
+        int outputCap = reader.integer("MCP_OUTPUT_LIMIT_BYTES", defaults.outputCapBytes(), 1024, 64 * 1024 * 1024);
         Limits limits = new Limits(
                 defaultTimeout,
                 maxTimeout,
                 reader.millis("MCP_KILL_GRACE_MILLIS", defaults.killGrace(), 0, 60_000),
-                reader.integer("MCP_OUTPUT_LIMIT_BYTES", defaults.outputCapBytes(), 1024, 64 * 1024 * 1024),
+                outputCap,
                 reader.integer("MCP_FILE_LIMIT_BYTES", defaults.fileMaxBytes(), 1024, 64 * 1024 * 1024),
                 reader.integer("MCP_MAX_CONCURRENT_COMMANDS", defaults.maxConcurrentCommands(), 1, 1024),
                 reader.integer("MCP_MAX_REQUEST_BYTES", defaults.maxRequestBytes(), 64 * 1024, 512 * 1024 * 1024),
@@ -91,7 +92,12 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
                 defaults.requestHeadTimeout(),
                 defaults.requestBodyGrace(),
                 defaults.minRequestBytesPerSecond(),
-                reader.integer("MCP_MAX_CONNECTIONS", defaults.maxConnections(), 1, 65536));
+                reader.integer("MCP_MAX_CONNECTIONS", defaults.maxConnections(), 1, 65536),
+                reader.seconds("MCP_CALL_BUDGET_SECONDS", defaults.callBudget(), 1, 3600),
+                reader.integer("MCP_OUTPUT_VIEW_BYTES", Math.min(defaults.outputViewBytes(), outputCap), 1024, outputCap),
+                defaults.pageBytes(),
+                defaults.pageLines(),
+                defaults.keptOutputs());
         return limits;
     }
 
@@ -100,16 +106,18 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
      * hands its bounds to a runner it starts itself (the HTTP-only bounds stay with the server).
      */
     public static Map<String, String> environmentOf(Limits limits) {
-        return Map.of(
-                "MCP_COMMAND_TIMEOUT_MAX_SECONDS", Long.toString(limits.maxTimeout().toSeconds()),
-                "MCP_COMMAND_TIMEOUT_SECONDS", Long.toString(limits.defaultTimeout().toSeconds()),
-                "MCP_KILL_GRACE_MILLIS", Long.toString(limits.killGrace().toMillis()),
-                "MCP_OUTPUT_LIMIT_BYTES", Integer.toString(limits.outputCapBytes()),
-                "MCP_FILE_LIMIT_BYTES", Integer.toString(limits.fileMaxBytes()),
-                "MCP_MAX_CONCURRENT_COMMANDS", Integer.toString(limits.maxConcurrentCommands()),
-                "MCP_MAX_REQUEST_BYTES", Integer.toString(limits.maxRequestBytes()),
-                "MCP_KEEPALIVE_SECONDS", Long.toString(limits.keepAlive().toSeconds()),
-                "MCP_MAX_JOBS", Integer.toString(limits.maxJobs()));
+        return Map.ofEntries(
+                Map.entry("MCP_COMMAND_TIMEOUT_MAX_SECONDS", Long.toString(limits.maxTimeout().toSeconds())),
+                Map.entry("MCP_COMMAND_TIMEOUT_SECONDS", Long.toString(limits.defaultTimeout().toSeconds())),
+                Map.entry("MCP_KILL_GRACE_MILLIS", Long.toString(limits.killGrace().toMillis())),
+                Map.entry("MCP_OUTPUT_LIMIT_BYTES", Integer.toString(limits.outputCapBytes())),
+                Map.entry("MCP_FILE_LIMIT_BYTES", Integer.toString(limits.fileMaxBytes())),
+                Map.entry("MCP_MAX_CONCURRENT_COMMANDS", Integer.toString(limits.maxConcurrentCommands())),
+                Map.entry("MCP_MAX_REQUEST_BYTES", Integer.toString(limits.maxRequestBytes())),
+                Map.entry("MCP_KEEPALIVE_SECONDS", Long.toString(limits.keepAlive().toSeconds())),
+                Map.entry("MCP_MAX_JOBS", Integer.toString(limits.maxJobs())),
+                Map.entry("MCP_CALL_BUDGET_SECONDS", Long.toString(limits.callBudget().toSeconds())),
+                Map.entry("MCP_OUTPUT_VIEW_BYTES", Integer.toString(limits.outputViewBytes())));
     }
 
     /** The MCP path for {@code suffix} ("/mcp", "/sse", ...) under the base path. */

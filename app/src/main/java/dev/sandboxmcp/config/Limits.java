@@ -24,6 +24,13 @@ import java.time.Duration;
  *                           it is read (see {@link #requestBodyTimeout})
  * @param minRequestBytesPerSecond the slowest rate a body may arrive at, beyond the grace
  * @param maxConnections     connections open at once; one past it is answered 503 and closed
+ * @param callBudget         how long a run_command call may take before it returns with the
+ *                           command still running, handed over to a job (clients give up near 60 s)
+ * @param outputViewBytes    how much of a command's stdout and stderr together a call shows (head
+ *                           and tail); the rest is left out and read by offset
+ * @param pageBytes          a page of job_output, and of read_file when no limit is given
+ * @param pageLines          lines of a read_file page when no limit is given
+ * @param keptOutputs        finished commands whose output stays readable by offset (the most recent)
  */
 public record Limits(
         Duration defaultTimeout,
@@ -39,12 +46,18 @@ public record Limits(
         Duration requestHeadTimeout,
         Duration requestBodyGrace,
         int minRequestBytesPerSecond,
-        int maxConnections) {
+        int maxConnections,
+        Duration callBudget,
+        int outputViewBytes,
+        int pageBytes,
+        int pageLines,
+        int keptOutputs) {
 
     public static Limits defaults() {
         return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
                 256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4,
-                Duration.ofSeconds(120), Duration.ofSeconds(10), Duration.ofSeconds(30), 16 * 1024, 1024);
+                Duration.ofSeconds(120), Duration.ofSeconds(10), Duration.ofSeconds(30), 16 * 1024, 1024,
+                Duration.ofSeconds(50), 16 * 1024, 64 * 1024, 2000, 16);
     }
 
     /** How long a request body of {@code bytes} may take to arrive, from the end of the request's head. */

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.exec;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -14,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * Runs shell commands: {@code /bin/sh -lc} in a session of its own, stdin at end of file,
  * stdout and stderr captured up to a cap each, and a deadline after which the whole tree is
  * killed (SIGTERM, then SIGKILL after a grace). When a command returns, whatever it left
- * running in the background is killed too, so nothing outlives the call.
+ * running in the background is killed too, so nothing outlives the call, unless the call hands
+ * the command over to a job at its budget: then the job's deadline and kill take over.
  */
 public final class CommandRunner implements AutoCloseable {
 
@@ -23,6 +25,7 @@ public final class CommandRunner implements AutoCloseable {
 
     private final Map<String, String> environment;
     private final int outputCapBytes;
+    private final int headBytes;
     private final Duration killGrace;
     private final Semaphore slots;
     private final int maxConcurrent;
@@ -30,22 +33,26 @@ public final class CommandRunner implements AutoCloseable {
     private final IdleSweep sweep;
     private volatile boolean closed;
 
-    /**
-     * @param environment   the whole environment commands see (secrets already removed)
-     * @param outputCapBytes how much of each stream is kept
-     * @param killGrace     how long a process may take to exit after SIGTERM
-     * @param maxConcurrent how many commands may run at once; the next one is refused as busy
-     */
+    /** A runner that keeps only the end of each stream and sweeps nothing. */
     public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent) {
-        this(environment, outputCapBytes, killGrace, maxConcurrent, IdleSweep.NONE);
+        this(environment, outputCapBytes, 0, killGrace, maxConcurrent, IdleSweep.NONE);
     }
 
-    /** As above; each command takes part in {@code sweep}. */
-    public CommandRunner(Map<String, String> environment, int outputCapBytes, Duration killGrace, int maxConcurrent,
-            IdleSweep sweep) {
+    /**
+     * @param environment   the whole environment commands see (secrets already removed)
+     * @param outputCapBytes how much of the end of each stream is kept
+     * @param headBytes     how much of the start of each stream is kept besides
+     * @param killGrace     how long a process may take to exit after SIGTERM
+     * @param maxConcurrent how many commands may run at once (handed over to jobs or not); the
+     *                      next one is refused as busy
+     * @param sweep         what each command takes part in
+     */
+    public CommandRunner(Map<String, String> environment, int outputCapBytes, int headBytes, Duration killGrace,
+            int maxConcurrent, IdleSweep sweep) {
         this.sweep = sweep;
         this.environment = Map.copyOf(environment);
         this.outputCapBytes = outputCapBytes;
+        this.headBytes = headBytes;
         this.killGrace = killGrace;
         this.maxConcurrent = maxConcurrent;
         this.slots = new Semaphore(maxConcurrent);
@@ -58,13 +65,25 @@ public final class CommandRunner implements AutoCloseable {
         }
     }
 
-    public CommandResult run(String command, Path workingDirectory, Duration timeout)
-            throws IOException, BusyException, InterruptedException {
-        return run(command, workingDirectory, timeout, null);
+    /**
+     * Where a command still running when its call's {@code budget} is spent carries on: as a job
+     * of {@code jobs}, listed under {@code cwdLabel}, until its own deadline.
+     */
+    public record Handover(Duration budget, JobManager jobs, String cwdLabel) {
     }
 
-    /** As {@link #run(String, Path, Duration)}, with {@code stdin} (when not null) written to the command, then closed. */
-    public CommandResult run(String command, Path workingDirectory, Duration timeout, byte[] stdin)
+    public CommandResult run(String command, Path workingDirectory, Duration timeout)
+            throws IOException, BusyException, InterruptedException {
+        return run(command, workingDirectory, timeout, null, null);
+    }
+
+    /**
+     * Runs {@code command} with {@code stdin} (when not null) written to it, then closed. With a
+     * {@code handover} whose budget is shorter than {@code timeout}, a command still running at
+     * the budget is handed over to a job and the result says so ({@link CommandResult#job()}); it
+     * keeps its slot until it ends. An interrupt (the call was cancelled) kills the whole tree.
+     */
+    public CommandResult run(String command, Path workingDirectory, Duration timeout, byte[] stdin, Handover handover)
             throws IOException, BusyException, InterruptedException {
         if (closed) {
             throw new IOException("the server is shutting down; no new commands are started");
@@ -73,46 +92,96 @@ public final class CommandRunner implements AutoCloseable {
             throw new BusyException(maxConcurrent);
         }
         sweep.begin();
+        boolean handedOver = false;
         try {
-            return runStarted(command, workingDirectory, timeout, stdin);
+            CommandResult result = runStarted(command, workingDirectory, timeout, stdin, handover);
+            handedOver = result.job() != null;
+            return result;
         } finally {
-            sweep.end();
-            slots.release();
+            if (!handedOver) {
+                sweep.end();
+                slots.release();
+            }
         }
     }
 
-    private CommandResult runStarted(String command, Path workingDirectory, Duration timeout, byte[] stdin)
-            throws IOException, InterruptedException {
+    private CommandResult runStarted(String command, Path workingDirectory, Duration timeout, byte[] stdin,
+            Handover handover) throws IOException, InterruptedException {
         long started = System.nanoTime();
         SessionShell.Started shell = SessionShell.start(command, workingDirectory, environment, stdin != null, false);
         Process process = shell.process();
         ProcessTree tree = shell.tree();
         running.add(tree);
+        boolean handedOver = false;
         try {
-            OutputCapture stdout = new OutputCapture(outputCapBytes);
-            OutputCapture stderr = new OutputCapture(outputCapBytes);
+            OutputLog stdout = new OutputLog(headBytes, outputCapBytes);
+            OutputLog stderr = new OutputLog(headBytes, outputCapBytes);
             if (stdin != null) {
                 Thread.ofVirtual().name("stdin-" + process.pid()).start(() -> feed(process, stdin));
             }
             Thread stdoutReader = Thread.ofVirtual().name("stdout-" + process.pid())
-                    .start(() -> stdout.drain(process.getInputStream()));
+                    .start(() -> drain(process.getInputStream(), stdout));
             Thread stderrReader = Thread.ofVirtual().name("stderr-" + process.pid())
-                    .start(() -> stderr.drain(process.getErrorStream()));
+                    .start(() -> drain(process.getErrorStream(), stderr));
 
-            boolean finished = process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            boolean budgeted = handover != null && handover.budget().compareTo(timeout) < 0;
+            Duration wait = budgeted ? handover.budget() : timeout;
+            boolean finished;
+            try {
+                finished = process.waitFor(wait.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException cancelled) {
+                killCancelled(tree);
+                throw cancelled;
+            }
+            if (!finished && budgeted) {
+                Job job = handover.jobs().adopt(command, handover.cwdLabel(), process, tree,
+                        CommandResult.streams(stdout, stderr),
+                        List.of(stdoutReader, stderrReader),
+                        started, timeout, () -> {
+                            running.remove(tree);
+                            sweep.end();
+                            slots.release();
+                        });
+                handedOver = true;
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                return new CommandResult(null, stdout, stderr, false, millis, job);
+            }
             // Timed out or not, nothing the command started may keep running.
             tree.terminate(finished ? Duration.ofMillis(200) : killGrace);
             sweepLater(tree);
             int exitCode = process.waitFor();
             long durationMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
-            awaitReaders(process, stdoutReader, stderrReader);
-            return new CommandResult(exitCode, stdout.snapshot(), stderr.snapshot(), !finished, durationMillis);
+            awaitReaders(process, List.of(stdoutReader, stderrReader));
+            return new CommandResult(exitCode, stdout, stderr, !finished, durationMillis, null);
         } finally {
-            running.remove(tree);
-            if (process.isAlive()) {
-                tree.terminate(Duration.ZERO);
+            if (!handedOver) {
+                running.remove(tree);
+                if (process.isAlive()) {
+                    tree.terminate(Duration.ZERO);
+                }
             }
+        }
+    }
+
+    /** The call was cancelled: the whole tree goes, within the grace (SIGTERM, then SIGKILL). */
+    private void killCancelled(ProcessTree tree) {
+        Thread.interrupted(); // the grace's waits must not be cut short by the cancel itself
+        tree.terminate(killGrace);
+        sweepLater(tree);
+        Thread.currentThread().interrupt();
+    }
+
+    /** Reads {@code in} into {@code log} until end of stream, or until the pipe is closed under us. */
+    static void drain(InputStream in, OutputLog log) {
+        byte[] buffer = new byte[16384];
+        try (in) {
+            int n;
+            while ((n = in.read(buffer)) >= 0) {
+                log.append(buffer, n);
+            }
+        } catch (IOException closed) {
+            // closed while a process that escaped the kill still held it: keep what we have
         }
     }
 
@@ -143,19 +212,18 @@ public final class CommandRunner implements AutoCloseable {
     }
 
     /**
-     * Waits for both pipes to reach end of file. A process that escaped the kill may still hold
-     * them open; then the pipes are closed from our side and what was read so far is returned.
+     * Waits for the pipes to reach end of file. A process that escaped the kill may still hold
+     * them open; then the pipes are closed from our side and what was read so far is kept.
      */
-    private static void awaitReaders(Process process, Thread stdoutReader, Thread stderrReader)
-            throws InterruptedException {
+    static void awaitReaders(Process process, List<Thread> readers) throws InterruptedException {
         long deadline = System.nanoTime() + PIPE_CLOSE_WAIT.toNanos();
-        for (Thread reader : new Thread[] {stdoutReader, stderrReader}) {
+        for (Thread reader : readers) {
             long left = deadline - System.nanoTime();
             if (left > 0) {
                 reader.join(Duration.ofNanos(left));
             }
         }
-        if (stdoutReader.isAlive() || stderrReader.isAlive()) {
+        if (readers.stream().anyMatch(Thread::isAlive)) {
             closeQuietly(process);
         }
     }

@@ -1,24 +1,27 @@
 package dev.sandboxmcp.exec;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Background jobs: commands that outlive one tool call (builds, servers, test suites). They
- * belong to the server, not to an MCP session, so they survive client reconnects. Their combined
- * stdout and stderr is kept in a bounded log. At most {@code maxRunning} run at once and
- * {@code maxKept} are remembered (the oldest finished one is forgotten first); all are killed,
- * whole process tree included, on shutdown.
+ * Background jobs: commands that outlive one tool call (builds, servers, test suites), started as
+ * jobs or handed over by a {@code run_command} still running at its call's budget. They belong to
+ * the server, not to an MCP session, so they survive client reconnects. Their output is kept in
+ * bounded logs. At most {@code maxRunning} started jobs run at once and {@code maxKept} jobs are
+ * remembered (the oldest finished one is forgotten first); all are killed, whole process tree
+ * included, on shutdown. The output of recent finished commands is kept here too, to be read by
+ * offset like a job's.
  */
 public final class JobManager implements AutoCloseable {
 
@@ -30,16 +33,22 @@ public final class JobManager implements AutoCloseable {
     private final int maxRunning;
     private final int maxKept;
     private final Map<String, Entry> jobs = new LinkedHashMap<>();
+    private final int maxKeptOutputs;
+    private final Map<String, Kept> kept = new LinkedHashMap<>();
     private final IdleSweep sweep;
     private boolean closed;
 
     public JobManager(Map<String, String> environment, int logCapacity, Duration killGrace, int maxRunning, int maxKept) {
-        this(environment, logCapacity, killGrace, maxRunning, maxKept, IdleSweep.NONE);
+        this(environment, logCapacity, killGrace, maxRunning, maxKept, maxKept, IdleSweep.NONE);
     }
 
-    /** As above; each job takes part in {@code sweep} until its process exits. */
+    /**
+     * As above, keeping the output of the {@code maxKeptOutputs} most recent finished commands
+     * handed to {@link #keep}; each job takes part in {@code sweep} until its process exits.
+     */
     public JobManager(Map<String, String> environment, int logCapacity, Duration killGrace, int maxRunning, int maxKept,
-            IdleSweep sweep) {
+            int maxKeptOutputs, IdleSweep sweep) {
+        this.maxKeptOutputs = maxKeptOutputs;
         this.sweep = sweep;
         this.environment = Map.copyOf(environment);
         this.logCapacity = logCapacity;
@@ -59,30 +68,49 @@ public final class JobManager implements AutoCloseable {
         final String id;
         final String command;
         final String cwd;
-        final Instant started = Instant.now();
-        final long startedNanos = System.nanoTime();
+        final Instant started;
+        final long startedNanos;
         final Process process;
         final ProcessTree tree;
-        final OutputLog log = new OutputLog(logCapacity);
-        /** Set once the process has exited and all its output is in the log. */
+        /** The output logs by name, in the order job_output offers them. */
+        final Map<String, OutputLog> streams;
+        /** Set once the process has exited and all its output is in the logs. */
         volatile long endedNanos;
         volatile boolean stopped;
-        Thread pump;
+        volatile boolean timedOut;
+        /** Ends when the output is complete. */
+        volatile Thread watcher;
 
-        Entry(String id, String command, String cwd, Process process, ProcessTree tree) {
+        Entry(String id, String command, String cwd, Process process, ProcessTree tree, Map<String, OutputLog> streams,
+                long startedNanos) {
             this.id = id;
             this.command = command;
             this.cwd = cwd;
             this.process = process;
             this.tree = tree;
+            this.streams = Collections.unmodifiableMap(new LinkedHashMap<>(streams));
+            this.startedNanos = startedNanos;
+            this.started = Instant.now().minusNanos(System.nanoTime() - startedNanos);
+        }
+
+        /** A command handed over at its call's budget rather than started as a job. */
+        boolean adopted() {
+            return !streams.containsKey("output");
         }
 
         Job snapshot() {
             long ended = endedNanos;
             boolean running = ended == 0;
-            return new Job(id, command, cwd, started, running, running ? null : process.exitValue(),
-                    Duration.ofNanos((running ? System.nanoTime() : ended) - startedNanos).toMillis(), log.total(), stopped);
+            return new Job(id, command, cwd, started, running,
+                    running ? null : process.exitValue(),
+                    Duration.ofNanos((running ? System.nanoTime() : ended) - startedNanos).toMillis(),
+                    streams.values().stream().mapToLong(OutputLog::totalBytes).sum(), stopped, timedOut,
+                    List.copyOf(streams.keySet()));
         }
+    }
+
+    /** A finished command's output, kept for a while to be read by offset. */
+    private record Kept(Job job, Map<String, OutputLog> streams) {
     }
 
     public synchronized Job start(String command, Path workingDirectory, String cwdLabel)
@@ -90,7 +118,7 @@ public final class JobManager implements AutoCloseable {
         if (closed) {
             throw new IOException("the server is shutting down; no new jobs are started");
         }
-        long running = jobs.values().stream().filter(e -> e.process.isAlive()).count();
+        long running = jobs.values().stream().filter(e -> !e.adopted() && e.process.isAlive()).count();
         if (running >= maxRunning) {
             throw new TooManyJobsException(maxRunning);
         }
@@ -104,23 +132,72 @@ public final class JobManager implements AutoCloseable {
             throw e;
         }
         shell.process().onExit().thenRun(sweep::end);
-        String id = "job-" + HexFormat.of().toHexDigits(RANDOM.nextInt());
-        Entry entry = new Entry(id, command, cwdLabel, shell.process(), shell.tree());
-        jobs.put(id, entry);
-        entry.pump = Thread.ofVirtual().name("job-output-" + id).start(() -> pump(entry));
+        OutputLog log = new OutputLog(logCapacity);
+        Entry entry = new Entry(newId("job-"), command, cwdLabel, shell.process(), shell.tree(), Map.of("output", log),
+                System.nanoTime());
+        jobs.put(entry.id, entry);
+        entry.watcher = Thread.ofVirtual().name("job-output-" + entry.id).start(() -> pump(entry, log));
         return entry.snapshot();
     }
 
-    private void pump(Entry entry) {
-        byte[] buffer = new byte[16384];
-        try (InputStream in = entry.process.getInputStream()) {
-            int n;
-            while ((n = in.read(buffer)) >= 0) {
-                entry.log.append(buffer, n);
-            }
-        } catch (IOException closedUnderUs) {
-            // the job was killed
+    /**
+     * Takes over a command that {@link CommandRunner} started and that is still running when its
+     * call's budget is spent: its logs keep filling (what came before is in them), its tree is
+     * killed at {@code timeout} from {@code startedNanos}, whatever it leaves behind when it exits
+     * is killed too, and {@code release} runs once it is over (its slot, its part in the sweep).
+     * It counts against no job limit: the command's slot already bounds it.
+     */
+    Job adopt(String command, String cwdLabel, Process process, ProcessTree tree, Map<String, OutputLog> streams,
+            List<Thread> readers, long startedNanos, Duration timeout, Runnable release) {
+        Entry entry;
+        synchronized (this) {
+            forgetOldest();
+            entry = new Entry(newId("job-"), command, cwdLabel, process, tree, streams, startedNanos);
+            jobs.put(entry.id, entry);
         }
+        entry.watcher = Thread.ofVirtual().name("job-watch-" + entry.id).start(() -> {
+            try {
+                long left = startedNanos + timeout.toNanos() - System.nanoTime();
+                if (!process.waitFor(Math.max(left, 0), TimeUnit.NANOSECONDS)) {
+                    entry.timedOut = true;
+                    tree.terminate(killGrace);
+                }
+                process.waitFor();
+                tree.terminate(killGrace);
+                CommandRunner.awaitReaders(process, readers);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                entry.endedNanos = System.nanoTime();
+                release.run();
+            }
+        });
+        return entry.snapshot();
+    }
+
+    /**
+     * Keeps a finished command's output to be read by offset with {@link #output}, under a new
+     * id; only the {@code maxKeptOutputs} most recent are kept.
+     */
+    public synchronized String keep(String command, String cwdLabel, CommandResult result) {
+        String id = newId("out-");
+        Map<String, OutputLog> streams = result.streams();
+        long bytes = streams.values().stream().mapToLong(OutputLog::totalBytes).sum();
+        Job job = new Job(id, command, cwdLabel, Instant.now().minusMillis(result.durationMillis()), false,
+                result.exitCode(), result.durationMillis(), bytes, false, result.timedOut(), List.copyOf(streams.keySet()));
+        kept.put(id, new Kept(job, streams));
+        while (kept.size() > maxKeptOutputs) {
+            kept.remove(kept.keySet().iterator().next());
+        }
+        return id;
+    }
+
+    private static String newId(String prefix) {
+        return prefix + HexFormat.of().toHexDigits(RANDOM.nextInt());
+    }
+
+    private void pump(Entry entry, OutputLog log) {
+        CommandRunner.drain(entry.process.getInputStream(), log);
         try {
             entry.process.waitFor();
         } catch (InterruptedException e) {
@@ -139,17 +216,26 @@ public final class JobManager implements AutoCloseable {
         jobs.values().stream().filter(e -> !e.process.isAlive()).findFirst().ifPresent(e -> jobs.remove(e.id));
     }
 
+    /** A job, or a finished command's kept output, by id. */
     public synchronized Optional<Job> get(String id) {
-        return Optional.ofNullable(jobs.get(id)).map(Entry::snapshot);
+        Entry entry = jobs.get(id);
+        if (entry != null) {
+            return Optional.of(entry.snapshot());
+        }
+        return Optional.ofNullable(kept.get(id)).map(Kept::job);
     }
 
-    /** A page of a job's output from {@code offset}, at most {@code maxBytes}. */
-    public Optional<OutputPage> output(String id, long offset, int maxBytes) {
-        Entry entry;
+    /**
+     * A page of one of a job's (or a kept output's) streams from {@code offset}, at most
+     * {@code maxBytes}; empty when there is no such id or stream.
+     */
+    public Optional<OutputPage> output(String id, String stream, long offset, int maxBytes) {
+        Map<String, OutputLog> streams;
         synchronized (this) {
-            entry = jobs.get(id);
+            Entry entry = jobs.get(id);
+            streams = entry != null ? entry.streams : kept.containsKey(id) ? kept.get(id).streams() : Map.of();
         }
-        return Optional.ofNullable(entry).map(e -> e.log.read(offset, maxBytes));
+        return Optional.ofNullable(streams.get(stream)).map(log -> log.read(offset, maxBytes));
     }
 
     /** Kills the job's whole process tree (SIGTERM, then SIGKILL after the grace). */
@@ -172,13 +258,13 @@ public final class JobManager implements AutoCloseable {
 
     /** Waits for the log to hold everything; a process that escaped the kill may keep the pipe open. */
     private static void awaitOutput(Entry entry) throws InterruptedException {
-        if (!entry.pump.join(Duration.ofSeconds(3))) {
+        if (!entry.watcher.join(Duration.ofSeconds(3))) {
             try {
                 entry.process.getInputStream().close();
             } catch (IOException ignored) {
                 // the reader ends with the escaped process
             }
-            entry.pump.join(Duration.ofSeconds(1));
+            entry.watcher.join(Duration.ofSeconds(1));
         }
     }
 

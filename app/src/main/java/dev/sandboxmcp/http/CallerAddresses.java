@@ -2,14 +2,11 @@ package dev.sandboxmcp.http;
 
 import dev.sandboxmcp.config.TrustedProxies;
 import dev.sandboxmcp.tools.CallerAddress;
-import dev.sandboxmcp.tools.ToolDispatcher;
-import io.modelcontextprotocol.common.McpTransportContext;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Records who sent an MCP request, for the audit log: the TCP peer always, and as the client the
@@ -24,10 +21,6 @@ final class CallerAddresses {
 
     CallerAddresses(TrustedProxies trusted) {
         this.trusted = trusted;
-    }
-
-    McpTransportContext extract(HttpServletRequest request) {
-        return McpTransportContext.create(Map.of(ToolDispatcher.CALLER_KEY, of(request)));
     }
 
     CallerAddress of(HttpServletRequest request) {

@@ -30,6 +30,8 @@ import java.util.Map;
 final class JsonRpcRequestFilter implements Filter {
 
     private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
+    /** Request attribute holding the message this filter parsed and passed (a {@code Map<String, Object>}). */
+    static final String MESSAGE_ATTRIBUTE = "sandbox-mcp.jsonrpc-message";
 
     private final int maxBytes;
     private final RequestBodyBudget budget;
@@ -101,6 +103,7 @@ final class JsonRpcRequestFilter implements Filter {
             JsonRpcErrors.write(response, 400, id, code, problem);
             return;
         }
+        request.setAttribute(MESSAGE_ATTRIBUTE, message);
         chain.doFilter(new CachedBodyRequest(request, body), response);
     }
 

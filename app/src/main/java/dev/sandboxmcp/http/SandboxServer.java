@@ -2,7 +2,10 @@ package dev.sandboxmcp.http;
 
 import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.health.HealthProbe;
+import dev.sandboxmcp.tools.CallCancellation;
 import dev.sandboxmcp.tools.ToolDispatcher;
+import io.modelcontextprotocol.common.McpTransportContext;
+import jakarta.servlet.http.HttpServletRequest;
 import io.javalin.Javalin;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpServer;
@@ -16,7 +19,9 @@ import jakarta.servlet.Filter;
 import jakarta.servlet.Servlet;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -57,11 +62,12 @@ public final class SandboxServer implements AutoCloseable {
         var json = McpJsonDefaults.getMapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
         CallerAddresses callers = new CallerAddresses(config.trustedProxies());
+        CancellationFilter cancellations = new CancellationFilter(callers);
 
         HttpServletStatelessServerTransport streamableTransport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(json)
                 .messageEndpoint(config.path("/mcp"))
-                .contextExtractor(callers::extract)
+                .contextExtractor(request -> context(callers, request))
                 .maxRequestSize(config.limits().maxRequestBytes())
                 .build();
         McpStatelessSyncServer streamable = McpServer.sync(streamableTransport)
@@ -79,7 +85,7 @@ public final class SandboxServer implements AutoCloseable {
                 .sseEndpoint("/sse")
                 .messageEndpoint("/message")
                 .keepAliveInterval(config.limits().keepAlive())
-                .contextExtractor(callers::extract)
+                .contextExtractor(request -> context(callers, request))
                 .maxRequestSize(config.limits().maxRequestBytes())
                 .build();
         McpSyncServer sse = McpServer.sync(sseTransport)
@@ -110,6 +116,7 @@ public final class SandboxServer implements AutoCloseable {
                 for (String messagePath : new String[] {config.path("/mcp"), config.path("/message")}) {
                     addFilter(handler, new ErrorBodyFilter(), messagePath);
                     addFilter(handler, new JsonRpcRequestFilter(config.limits().maxRequestBytes(), bodies), messagePath);
+                    addFilter(handler, cancellations, messagePath);
                 }
                 addServlet(handler, streamableTransport, config.path("/mcp"));
                 addServlet(handler, sseTransport, config.path("/sse"), config.path("/message"));
@@ -119,6 +126,16 @@ public final class SandboxServer implements AutoCloseable {
         LOG.info("listening on {}:{}; Streamable HTTP at {}, SSE at {}", config.host(), javalin.port(),
                 config.path("/mcp"), config.path("/sse"));
         return new SandboxServer(javalin, streamable, sse);
+    }
+
+    /** What the tool dispatcher learns of a request: who sent it, and the call's cancellation. */
+    private static McpTransportContext context(CallerAddresses callers, HttpServletRequest request) {
+        Map<String, Object> values = new HashMap<>();
+        values.put(ToolDispatcher.CALLER_KEY, callers.of(request));
+        if (request.getAttribute(CancellationFilter.ATTRIBUTE) instanceof CallCancellation cancellation) {
+            values.put(ToolDispatcher.CANCELLATION_KEY, cancellation);
+        }
+        return McpTransportContext.create(values);
     }
 
     private static void addFilter(ServletContextHandler handler, Filter filter) {

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.runner;
 
+import dev.sandboxmcp.tools.CallCancellation;
 import dev.sandboxmcp.tools.Progress;
 import dev.sandboxmcp.tools.ToolExecutor;
 import dev.sandboxmcp.tools.ToolResponse;
@@ -65,6 +66,16 @@ public final class RunnerClient implements ToolExecutor {
 
     @Override
     public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress) {
+        return execute(tool, arguments, progress, CallCancellation.NEVER);
+    }
+
+    /**
+     * As above; when the client cancels the call, the connection is closed, which the runner
+     * takes as a cancel: a command's whole tree is killed.
+     */
+    @Override
+    public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
+            CallCancellation cancellation) {
         String target = ToolResponse.describeTarget(arguments);
         Duration deadline = deadlines.apply(tool, arguments);
         Map<String, Object> request = new LinkedHashMap<>();
@@ -72,10 +83,12 @@ public final class RunnerClient implements ToolExecutor {
         request.put("tool", tool);
         request.put("arguments", arguments);
         try {
-            Map<String, Object> reply = exchange(request, deadline, progress);
+            Map<String, Object> reply = exchange(request, deadline, progress, cancellation);
             return parseReply(reply.get("reply"), target);
         } catch (Unanswered e) {
-            LOG.warn("runner call {} failed: {}", tool, e.getMessage());
+            if (!cancellation.cancelled()) { // a cancel is the client's doing, logged where it arrives
+                LOG.warn("runner call {} failed: {}", tool, e.getMessage());
+            }
             return ToolResponse.failure(target, e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("runner call {} failed unexpectedly", tool, e);
@@ -87,7 +100,7 @@ public final class RunnerClient implements ToolExecutor {
     /** Asks the runner to run its health checks, within {@code deadline}. */
     public Health ping(Duration deadline) {
         try {
-            Map<String, Object> answer = exchange(Map.of("op", "ping"), deadline, Progress.NONE);
+            Map<String, Object> answer = exchange(Map.of("op", "ping"), deadline, Progress.NONE, CallCancellation.NEVER);
             if (answer.get("pong") instanceof Map<?, ?> pong && pong.get("failed") instanceof List<?> failed
                     && failed.size() <= 16 && failed.stream().allMatch(n -> n instanceof String s && s.length() <= 64)) {
                 return new Health.Answered(failed.stream().map(String.class::cast).toList());
@@ -106,8 +119,8 @@ public final class RunnerClient implements ToolExecutor {
     }
 
     /** Sends {@code request} and returns the first line that is not progress. */
-    private Map<String, Object> exchange(Map<String, Object> request, Duration deadline, Progress progress)
-            throws Unanswered {
+    private Map<String, Object> exchange(Map<String, Object> request, Duration deadline, Progress progress,
+            CallCancellation cancellation) throws Unanswered {
         SocketChannel channel;
         try {
             channel = SocketChannel.open(StandardProtocolFamily.UNIX);
@@ -119,10 +132,14 @@ public final class RunnerClient implements ToolExecutor {
             expired.set(true);
             closeQuietly(channel);
         }, deadline.toNanos(), TimeUnit.NANOSECONDS);
+        cancellation.onCancel(why -> closeQuietly(channel));
         try (channel) {
             try {
                 channel.connect(address);
             } catch (IOException e) {
+                if (cancellation.cancelled()) {
+                    throw new Unanswered("cancelled (" + cancellation.reason() + ") before it reached the runner");
+                }
                 throw new Unanswered(expired.get() ? unresponsive(deadline) : "the runner is not running (it may be "
                         + "restarting after a crash, which takes a few seconds); try again shortly");
             }
@@ -144,10 +161,13 @@ public final class RunnerClient implements ToolExecutor {
                 }
             } catch (Wire.FrameException e) {
                 throw new Unanswered(broken("it sent " + e.getMessage()));
-            } catch (ClosedChannelException e) {
-                throw new Unanswered(expired.get() ? unresponsive(deadline) : broken("the connection was closed"));
             } catch (IOException e) {
-                throw new Unanswered(expired.get() ? unresponsive(deadline) : broken(e.getMessage()));
+                if (cancellation.cancelled()) {
+                    throw new Unanswered("cancelled (" + cancellation.reason() + "); a command and everything it "
+                            + "started were killed");
+                }
+                String what = e instanceof ClosedChannelException ? "the connection was closed" : e.getMessage();
+                throw new Unanswered(expired.get() ? unresponsive(deadline) : broken(what));
             }
         } catch (IOException closing) {
             throw new Unanswered(broken(closing.getMessage()));

@@ -15,7 +15,10 @@
  *   or
  *     server -> runner   {"v":1,"op":"ping"}
  *     runner -> server   {"v":1,"pong":{"failed":[]}}
- *   closing the connection before the reply cancels the call (its command tree is killed).
+ *   closing the connection before the reply cancels the call (its command tree is killed): the
+ *   server does so when the client cancels (notifications/cancelled, or a dropped request). A
+ *   run_command still running at the call budget is replied to at once (still_running, job_id)
+ *   and goes on as a job; closing the connection after that reply cancels nothing.
  * </pre>
  *
  * <p>A command may take the runner over, so the server trusts nothing it reads from the socket:

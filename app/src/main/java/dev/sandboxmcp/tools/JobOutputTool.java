@@ -1,39 +1,46 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.exec.OutputPage;
 import java.util.Map;
 import java.util.Optional;
 
-/** {@code job_output}: a page of a job's combined output, and whether it still runs. */
+/**
+ * {@code job_output}: a page of a job's output (or of a finished command's kept output, by its
+ * output_id), and whether it still runs.
+ */
 public final class JobOutputTool extends DefinedTool {
-
-    static final int PAGE_BYTES = 256 * 1024;
 
     private static final String INPUT_SCHEMA = """
             {
               "type": "object",
               "properties": {
-                "id": {"type": "string", "minLength": 1},
-                "offset": {"type": "integer", "minimum": 0,
-                  "description": "Byte offset to read from (default 0); pass the previous next_offset to continue."}
+                "id": {"type": "string", "minLength": 1, "description": "A job id or an output_id."},
+                "stream": {"type": "string", "enum": ["output", "stdout", "stderr"],
+                  "description": "Default: output for start_job, else stdout."},
+                "offset": {"type": "integer", "minimum": 0, "description": "Bytes; next_offset continues."}
               },
               "required": ["id"],
               "additionalProperties": false
             }""";
 
     private final JobManager jobs;
+    private final int pageBytes;
 
-    public JobOutputTool(JobManager jobs) {
+    public JobOutputTool(JobManager jobs, Limits limits) {
         this.jobs = jobs;
+        this.pageBytes = limits.pageBytes();
         super(Schemas.tool("job_output", "Read a job's output",
-                "Read a background job's combined stdout and stderr from a byte offset (at most " + PAGE_BYTES / 1024
-                        + " KiB a call), with whether it is still running and its exit code. The job keeps its most recent "
-                        + "output; dropped_bytes says how much older output is gone.",
+                "Read a job's output, or a run_command's by its output_id, from a byte offset (" + limits.pageBytes() / 1024
+                        + " KiB a page), with whether it still runs and its exit code.",
                 INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + ","
+                        + "\"stream\":{\"type\":\"string\"},"
                         + "\"output\":{\"type\":\"string\"},\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"},"
-                        + "\"dropped_bytes\":{\"type\":\"integer\"},\"has_more\":{\"type\":\"boolean\"}},"
-                        + "\"required\":[\"id\",\"running\",\"output\",\"offset\",\"next_offset\",\"has_more\"]}",
+                        + "\"dropped_bytes\":{\"type\":\"integer\"},"
+                        + "\"has_more\":{\"type\":\"boolean\"}},"
+                        + "\"required\":[\"id\",\"running\",\"stream\",\"output\",\"offset\",\"next_offset\",\"has_more\"]}",
                 Schemas.annotations("Read a job's output", true, false, false, false)));
     }
 
@@ -46,21 +53,31 @@ public final class JobOutputTool extends DefinedTool {
         }
         // Read the state before the output, so "not running" guarantees the page holds the end.
         Optional<Job> job = jobs.get(id);
-        var page = jobs.output(id, offset, PAGE_BYTES);
-        if (job.isEmpty() || page.isEmpty()) {
+        if (job.isEmpty()) {
             return JobResults.unknown(id);
         }
+        String stream = arguments.optionalString("stream", job.get().streams().getFirst());
+        Optional<OutputPage> found = jobs.output(id, stream, offset, pageBytes);
+        if (found.isEmpty()) {
+            return ToolResponse.failure(id, id + " has no stream '" + stream + "'; it has " + String.join(" and ",
+                    job.get().streams()));
+        }
+        OutputPage page = found.get();
         Map<String, Object> structured = JobResults.of(job.get());
-        structured.put("output", page.get().text());
-        structured.put("offset", page.get().start());
-        structured.put("next_offset", page.get().next());
-        structured.put("dropped_bytes", page.get().dropped());
-        boolean hasMore = page.get().next() < page.get().total();
+        structured.put("stream", stream);
+        structured.put("output", page.text());
+        structured.put("offset", page.start());
+        structured.put("next_offset", page.next());
+        structured.put("dropped_bytes", page.dropped());
+        boolean hasMore = page.next() < page.total();
         structured.put("has_more", hasMore);
         String text = JobResults.describe(job.get()) + "\n"
-                + (page.get().dropped() > 0 ? "[" + page.get().dropped() + " older bytes were dropped]\n" : "")
-                + page.get().text()
-                + (hasMore ? "\n[more output: call again with offset=" + page.get().next() + "]" : "");
-        return ToolResponse.success(text, structured, id, (long) page.get().text().length());
+                + (page.dropped() > 0 ? "[" + page.dropped() + " bytes before offset " + page.start()
+                        + " are no longer kept]\n" : "")
+                + page.text()
+                + (hasMore ? "\n[" + stream + " bytes " + page.start() + " to " + page.next() + " of " + page.total()
+                        + "; more: job_output {\"id\": \"" + id + "\", \"stream\": \"" + stream + "\", \"offset\": "
+                        + page.next() + "}]" : "");
+        return ToolResponse.success(text, structured, id, (long) page.text().length());
     }
 }

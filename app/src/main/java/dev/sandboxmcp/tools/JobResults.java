@@ -12,11 +12,13 @@ final class JobResults {
                 "command": {"type": "string"},
                 "cwd": {"type": "string"},
                 "running": {"type": "boolean"},
-                "exit_code": {"type": ["integer", "null"], "description": "null while running; 128+n when signal n ended it."},
-                "stopped": {"type": "boolean", "description": "Whether stop_job (or shutdown) ended it."},
-                "started": {"type": "string", "description": "ISO-8601 start time."},
+                "exit_code": {"type": ["integer", "null"]},
+                "stopped": {"type": "boolean"},
+                "started": {"type": "string"},
                 "duration_ms": {"type": "integer"},
-                "output_bytes": {"type": "integer", "description": "Bytes of output so far (stdout and stderr combined)."}""";
+                "output_bytes": {"type": "integer"},
+                "timed_out": {"type": "boolean"},
+                "streams": {"type": "array", "items": {"type": "string"}}""";
 
     private JobResults() {
     }
@@ -32,11 +34,14 @@ final class JobResults {
         map.put("started", job.started().toString());
         map.put("duration_ms", job.durationMillis());
         map.put("output_bytes", job.outputBytes());
+        map.put("timed_out", job.timedOut());
+        map.put("streams", job.streams());
         return map;
     }
 
     static String describe(Job job) {
-        return job.id() + " " + (job.running() ? "running" : (job.stopped() ? "stopped" : "exited") + " with code "
+        return job.id() + " " + (job.running() ? "running"
+                : (job.stopped() ? "stopped" : job.timedOut() ? "killed at its deadline" : "exited") + " with code "
                 + job.exitCode()) + " after " + job.durationMillis() + " ms, " + job.outputBytes() + " bytes of output: "
                 + job.command();
     }

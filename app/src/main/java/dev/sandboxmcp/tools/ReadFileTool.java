@@ -6,6 +6,7 @@ import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.SeekableByteChannel;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -16,12 +17,12 @@ public final class ReadFileTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "path": {"type": "string", "minLength": 1,
-                  "description": "File path relative to the workspace root, e.g. 'src/main.go'."},
-                "offset": {"type": "integer", "minimum": 1,
-                  "description": "First line to return (1 is the first line). With offset or limit the file is read in pages, whatever its size."},
+                "path": {"type": "string", "minLength": 1, "description": "Relative to the workspace root."},
+                "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 100000,
-                  "description": "Most lines to return (default: as many as fit in the size limit)."}
+                  "description": "Most lines to return (default %d, within %d KiB; with limit, within %d KiB)."},
+                "tail": {"type": "integer", "minimum": 1, "maximum": 100000,
+                  "description": "The last N lines instead (logs), read from the end: first_line and total_lines are null."}
               },
               "required": ["path"],
               "additionalProperties": false
@@ -32,32 +33,36 @@ public final class ReadFileTool extends DefinedTool {
               "type": "object",
               "properties": {
                 "path": {"type": "string"},
-                "content": {"type": "string", "description": "The text of the lines returned, line endings kept."},
-                "bytes": {"type": "integer", "description": "UTF-8 bytes of content."},
-                "first_line": {"type": "integer", "description": "Number of the first line returned (1-based)."},
-                "lines": {"type": "integer", "description": "Lines returned."},
-                "total_lines": {"type": "integer", "description": "Lines in the whole file."},
-                "has_more": {"type": "boolean", "description": "Whether lines follow the ones returned."},
-                "line_truncated": {"type": "boolean",
-                  "description": "The only line returned was longer than a page and was cut on a character boundary; read the rest by bytes from rest_byte_offset."},
-                "line_bytes": {"type": "integer", "description": "With line_truncated: the whole line's size in bytes, line ending included."},
-                "rest_byte_offset": {"type": "integer", "description": "With line_truncated: where the rest of the line starts, in bytes from the start of the file (0-based)."}
+                "content": {"type": "string"},
+                "bytes": {"type": "integer"},
+                "first_line": {"type": ["integer", "null"]},
+                "lines": {"type": "integer"},
+                "total_lines": {"type": ["integer", "null"]},
+                "has_more": {"type": "boolean", "description": "Lines follow (with tail: precede)."},
+                "byte_offset": {"type": "integer", "description": "With tail: where content starts."},
+                "line_truncated": {"type": "boolean", "description": "A line longer than a page was cut; the text says how to read the rest."},
+                "line_bytes": {"type": "integer"},
+                "rest_byte_offset": {"type": "integer"}
               },
               "required": ["path", "content", "bytes", "first_line", "lines", "total_lines", "has_more", "line_truncated"]
             }""";
 
     private final Workspace workspace;
     private final int maxBytes;
+    private final int pageBytes;
+    private final int pageLines;
 
     public ReadFileTool(Workspace workspace, Limits limits) {
         this.workspace = workspace;
         this.maxBytes = limits.fileMaxBytes();
+        this.pageBytes = limits.pageBytes();
+        this.pageLines = limits.pageLines();
         super(Schemas.tool("read_file", "Read a text file",
-                "Read a UTF-8 text file beneath the workspace. Without offset/limit the whole file is returned (at most "
-                        + limits.fileMaxBytes() / 1024 + " KiB); with them, a page of lines of any file, with the total line count and "
-                        + "whether more follows. A single line longer than a page is cut, and the result says where the rest "
-                        + "starts in bytes. Paths are relative to the workspace root and cannot leave it.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Read a text file", true, false, true, false)));
+                "Read a UTF-8 text file in the workspace by pages of lines (default " + limits.pageLines() + " lines within "
+                        + limits.pageBytes() / 1024 + " KiB), with the total line count and the offset of the next page; "
+                        + "tail=N reads the last N lines. Paths are relative to the workspace root and cannot leave it.",
+                INPUT_SCHEMA.formatted(limits.pageLines(), limits.pageBytes() / 1024, limits.fileMaxBytes() / 1024),
+                OUTPUT_SCHEMA, Schemas.annotations("Read a text file", true, false, true, false)));
     }
 
     @Override
@@ -65,40 +70,30 @@ public final class ReadFileTool extends DefinedTool {
         String path = arguments.requiredString("path");
         long offset = arguments.optionalInteger("offset", 0);
         long limit = arguments.optionalInteger("limit", 0);
-        if (offset < 0 || limit < 0) {
-            throw new ToolInputException("offset and limit must be positive line counts");
+        long tail = arguments.optionalInteger("tail", 0);
+        if (offset < 0 || limit < 0 || tail < 0) {
+            throw new ToolInputException("offset, limit and tail must be positive line counts");
+        }
+        if (tail > 0 && (offset > 0 || limit > 0)) {
+            throw new ToolInputException("tail reads the last lines; it cannot be combined with offset or limit");
         }
         try {
-            return offset == 0 && limit == 0 ? whole(path) : page(path, Math.max(offset, 1), limit == 0 ? Long.MAX_VALUE : limit);
+            if (tail > 0) {
+                return tail(path, tail);
+            }
+            return limit == 0 ? page(path, Math.max(offset, 1), pageLines, pageBytes) : page(path, Math.max(offset, 1), limit, maxBytes);
         } catch (WorkspaceException e) {
-            String hint = e.reason() == WorkspaceException.Reason.TOO_LARGE
-                    ? e.getMessage().replace("read part of it with run_command instead (head -c, tail, sed -n)",
-                            "read it in pages with offset and limit (lines)")
-                    : e.getMessage();
-            return ToolResponse.failure(path, hint);
+            return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
             return ToolResponse.failure(path, "could not read " + Names.quoted(path) + ": " + e.getMessage());
         }
     }
 
-    private ToolResponse whole(String path) throws IOException {
-        byte[] bytes = workspace.readFile(path, maxBytes);
-        String content = TextDecoding.decode(bytes);
-        if (content == null) {
-            return ToolResponse.failure(path, TextDecoding.notUtf8(path));
-        }
-        if (content.indexOf('\0') >= 0) {
-            return ToolResponse.failure(path, TextDecoding.binary(path));
-        }
-        long lines = countLines(content);
-        return respond(path, content, bytes.length, 1, lines, lines, false, null);
-    }
-
     /** Lines [first, first + limit) of a file of any size, at most a page of bytes; counts all lines. */
-    private ToolResponse page(String path, long first, long limit) throws IOException {
+    private ToolResponse page(String path, long first, long limit, int pageMax) throws IOException {
         LinePager.Result result;
         try (InputStream in = workspace.openFile(path)) {
-            result = LinePager.read(in, first, limit, maxBytes);
+            result = LinePager.read(in, first, limit, pageMax);
         }
         return switch (result) {
             case LinePager.Binary binary -> ToolResponse.failure(path, TextDecoding.binary(path));
@@ -113,13 +108,50 @@ public final class ReadFileTool extends DefinedTool {
                 }
                 boolean hasMore = first + page.lines() - 1 < page.totalLines();
                 yield respond(path, content, page.content().length, first, page.lines(), page.totalLines(), hasMore,
-                        page.cut());
+                        page.cut(), pageMax);
             }
         };
     }
 
+    /** The last {@code wanted} lines, read from the end of the file. */
+    private ToolResponse tail(String path, long wanted) throws IOException {
+        TailReader.Tail tail;
+        try (SeekableByteChannel file = workspace.openFileChannel(path)) {
+            tail = TailReader.read(file, wanted, pageBytes);
+        }
+        if (tail.binary()) {
+            return ToolResponse.failure(path, TextDecoding.binary(path));
+        }
+        String content = TextDecoding.decode(tail.content());
+        if (content == null) {
+            return ToolResponse.failure(path, TextDecoding.notUtf8(path));
+        }
+        Map<String, Object> structured = new LinkedHashMap<>();
+        structured.put("path", path);
+        structured.put("content", content);
+        structured.put("bytes", (long) tail.content().length);
+        structured.put("first_line", null);
+        structured.put("lines", tail.lines());
+        structured.put("total_lines", null);
+        structured.put("has_more", tail.start() > 0);
+        structured.put("line_truncated", tail.lineCut());
+        structured.put("byte_offset", tail.start());
+        StringBuilder text = new StringBuilder(content);
+        if (!content.endsWith("\n") && !content.isEmpty()) {
+            text.append('\n');
+        }
+        text.append("[last ").append(tail.lines()).append(" lines, from byte ").append(tail.start());
+        if (tail.lineCut()) {
+            text.append("; the first is only the end of a line longer than ").append(pageBytes / 1024).append(" KiB");
+        }
+        if (tail.lines() < wanted && tail.start() > 0) {
+            text.append("; fewer than asked: they fill a page of ").append(pageBytes / 1024).append(" KiB");
+        }
+        return ToolResponse.success(text.append(']').toString(), structured, path, (long) tail.content().length);
+    }
+
     private ToolResponse respond(String path, String content, long bytes, long first, long lines, long total,
-            boolean hasMore, LinePager.CutLine cut) {
+            boolean hasMore, LinePager.CutLine cut, int pageMax) {
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);
         structured.put("content", content);
@@ -142,9 +174,9 @@ public final class ReadFileTool extends DefinedTool {
         }
         if (cut != null) {
             text.append("[line ").append(cut.line()).append(" is ").append(cut.bytes()).append(" bytes, longer than a page of ")
-                    .append(maxBytes).append(": cut after its first ").append(cut.kept()).append(" bytes. The rest starts at byte ")
+                    .append(pageMax).append(": cut after its first ").append(cut.kept()).append(" bytes. The rest starts at byte ")
                     .append(cut.restOffset()).append("; read it with run_command, e.g. tail -c +").append(cut.restOffset() + 1)
-                    .append(' ').append(Names.display(shellWord(path))).append(" | head -c ").append(maxBytes).append("]\n");
+                    .append(' ').append(Names.display(shellWord(path))).append(" | head -c ").append(pageMax).append("]\n");
         }
         text.append("[lines ").append(first).append('-').append(first + lines - 1).append(" of ").append(total);
         if (hasMore) {
@@ -156,10 +188,5 @@ public final class ReadFileTool extends DefinedTool {
     /** The path as one word for sh: single-quoted unless it is plainly safe. */
     static String shellWord(String path) {
         return path.matches("[A-Za-z0-9_./+-]+") ? path : "'" + path.replace("'", "'\\''") + "'";
-    }
-
-    static long countLines(String text) {
-        long lines = text.chars().filter(c -> c == '\n').count();
-        return text.isEmpty() || text.endsWith("\n") ? lines : lines + 1;
     }
 }

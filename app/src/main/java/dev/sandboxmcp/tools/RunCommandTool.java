@@ -1,9 +1,10 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
-import dev.sandboxmcp.exec.CapturedOutput;
 import dev.sandboxmcp.exec.CommandResult;
 import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.exec.OutputView;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
@@ -21,14 +22,11 @@ public final class RunCommandTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "command": {"type": "string", "minLength": 1,
-                  "description": "Shell command line, run with /bin/sh -lc (pipes, &&, redirects work)."},
+                "command": {"type": "string", "minLength": 1},
                 "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": %d,
-                  "description": "Deadline in seconds (default %d, at most %d). On expiry the command and everything it started are killed."},
-                "cwd": {"type": "string",
-                  "description": "Working directory relative to the workspace root (default: the root)."},
-                "stdin": {"type": "string",
-                  "description": "Text written to the command's standard input, which is then closed (default: no input)."}
+                  "description": "Default %d. At the deadline the command and all it started are killed."},
+                "cwd": {"type": "string", "description": "Relative to the workspace root (default: the root)."},
+                "stdin": {"type": "string", "description": "Written to the command's stdin, then closed."}
               },
               "required": ["command"],
               "additionalProperties": false
@@ -38,39 +36,42 @@ public final class RunCommandTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "exit_code": {"type": "integer", "description": "Exit status; 128+n when signal n ended the shell."},
-                "stdout": {"type": "string"},
+                "exit_code": {"type": ["integer", "null"], "description": "128+n: signal n; null while still_running."},
+                "stdout": {"type": "string", "description": "All, or head and tail around a [...] line on what was left out."},
                 "stderr": {"type": "string"},
                 "timed_out": {"type": "boolean"},
                 "stdout_truncated": {"type": "boolean"},
                 "stderr_truncated": {"type": "boolean"},
-                "stdout_bytes": {"type": "integer", "description": "Bytes the command wrote to stdout in all."},
-                "stderr_bytes": {"type": "integer", "description": "Bytes the command wrote to stderr in all."},
-                "duration_ms": {"type": "integer"}
+                "stdout_bytes": {"type": "integer"},
+                "stderr_bytes": {"type": "integer"},
+                "duration_ms": {"type": "integer"},
+                "still_running": {"type": "boolean"},
+                "job_id": {"type": "string"},
+                "output_id": {"type": "string"}
               },
               "required": ["exit_code", "stdout", "stderr", "timed_out", "stdout_truncated", "stderr_truncated",
-                           "stdout_bytes", "stderr_bytes", "duration_ms"]
+                           "stdout_bytes", "stderr_bytes", "duration_ms", "still_running"]
             }""";
 
     static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(5);
 
     private final CommandRunner runner;
+    private final JobManager jobs;
     private final Workspace workspace;
     private final Limits limits;
 
-    public RunCommandTool(CommandRunner runner, Workspace workspace, Limits limits) {
+    public RunCommandTool(CommandRunner runner, JobManager jobs, Workspace workspace, Limits limits) {
         this.runner = runner;
+        this.jobs = jobs;
         this.workspace = workspace;
         this.limits = limits;
         long max = limits.maxTimeout().toSeconds();
         super(Schemas.tool("run_command", "Run a shell command",
-                "Run a shell command in the sandbox workspace (the user's development directory) and return its exit "
-                        + "code, stdout and stderr. /bin/sh -lc, stdin closed, default timeout "
-                        + limits.defaultTimeout().toSeconds() + " s (max " + max + " s); stdout and stderr are each cut at "
-                        + limits.outputCapBytes() / 1024 + " KiB (the result says when). Background processes the "
-                        + "command leaves behind are killed when it returns; use start_job for work that must keep running. "
-                        + "Optional stdin text; progress notifications every 5 s where the transport carries them.",
-                INPUT_SCHEMA.formatted(max, limits.defaultTimeout().toSeconds(), max), OUTPUT_SCHEMA,
+                "Run /bin/sh -lc in the workspace: exit code, stdout, stderr. Still running after "
+                        + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
+                        + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
+                        + "tail); job_output with output_id reads the rest. Leftover background processes are killed.",
+                INPUT_SCHEMA.formatted(max, limits.defaultTimeout().toSeconds()), OUTPUT_SCHEMA,
                 Schemas.annotations("Run a shell command", false, true, false, true)));
     }
 
@@ -98,17 +99,18 @@ public final class RunCommandTool extends DefinedTool {
             return ToolResponse.failure(command, "stdin is " + input.length + " bytes, over the limit of " + limits.fileMaxBytes()
                     + "; write it to a file with write_file and redirect it instead");
         }
-        Thread ticker = startTicker(progress, timeoutSeconds);
+        Thread ticker = startTicker(progress, Math.min(timeoutSeconds, limits.callBudget().toSeconds()));
         try {
-            CommandResult result = runner.run(command, directory, Duration.ofSeconds(timeoutSeconds), input);
-            return describe(command, timeoutSeconds, result);
+            CommandResult result = runner.run(command, directory, Duration.ofSeconds(timeoutSeconds), input,
+                    new CommandRunner.Handover(limits.callBudget(), jobs, cwd));
+            return describe(command, cwd, timeoutSeconds, result);
         } catch (CommandRunner.BusyException e) {
             return ToolResponse.failure(command, "busy: " + e.getMessage());
         } catch (IOException e) {
             return ToolResponse.failure(command, "the command could not be started: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return ToolResponse.failure(command, "the server is shutting down; the command was stopped");
+            return ToolResponse.failure(command, "cancelled: the command and everything it started were killed");
         } finally {
             if (ticker != null) {
                 ticker.interrupt();
@@ -135,43 +137,78 @@ public final class RunCommandTool extends DefinedTool {
         });
     }
 
-    private static ToolResponse describe(String command, long timeoutSeconds, CommandResult result) {
+    private ToolResponse describe(String command, String cwd, long timeoutSeconds, CommandResult result) {
+        OutputView[] views = OutputView.of(result.stdout(), result.stderr(), limits.outputViewBytes());
+        String outputId = result.job() != null ? result.job().id()
+                : views[0].cut() || views[1].cut()
+                        ? jobs.keep(command, cwd, result)
+                        : null;
+        String stdout = shown(views[0], outputId, "stdout");
+        String stderr = shown(views[1], outputId, "stderr");
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("exit_code", result.exitCode());
-        structured.put("stdout", result.stdout().text());
-        structured.put("stderr", result.stderr().text());
+        structured.put("stdout", stdout);
+        structured.put("stderr", stderr);
         structured.put("timed_out", result.timedOut());
-        structured.put("stdout_truncated", result.stdout().truncated());
-        structured.put("stderr_truncated", result.stderr().truncated());
-        structured.put("stdout_bytes", result.stdout().totalBytes());
-        structured.put("stderr_bytes", result.stderr().totalBytes());
+        structured.put("stdout_truncated", views[0].cut());
+        structured.put("stderr_truncated", views[1].cut());
+        structured.put("stdout_bytes", views[0].totalBytes());
+        structured.put("stderr_bytes", views[1].totalBytes());
         structured.put("duration_ms", result.durationMillis());
+        structured.put("still_running", result.job() != null);
+        if (result.job() != null) {
+            structured.put("job_id", result.job().id());
+        }
+        if (outputId != null) {
+            structured.put("output_id", outputId);
+        }
 
         StringBuilder text = new StringBuilder();
-        if (result.timedOut()) {
+        if (result.job() != null) {
+            text.append("still running after ").append(limits.callBudget().toSeconds()).append(" s (the call budget): it goes on as ")
+                    .append(result.job().id()).append(" until its ").append(timeoutSeconds).append(" s timeout; call job_output {\"id\": \"")
+                    .append(result.job().id()).append("\"} for its output from the start and its exit code\n");
+        } else if (result.timedOut()) {
             text.append("timed out after ").append(timeoutSeconds)
                     .append(" s; the command and everything it started were killed (exit code ")
                     .append(result.exitCode()).append(")\n");
         } else {
             text.append("exit code ").append(result.exitCode()).append(" after ").append(result.durationMillis()).append(" ms\n");
         }
-        appendStream(text, "stdout", result.stdout());
-        appendStream(text, "stderr", result.stderr());
-        long bytes = result.stdout().totalBytes() + result.stderr().totalBytes();
+        appendStream(text, "stdout", views[0], stdout);
+        appendStream(text, "stderr", views[1], stderr);
+        long bytes = views[0].totalBytes() + views[1].totalBytes();
         return new ToolResponse(false, text.toString(), structured, command, result.exitCode(), bytes, result.timedOut());
     }
 
-    private static void appendStream(StringBuilder text, String name, CapturedOutput output) {
-        if (output.totalBytes() == 0) {
+    /** The stream as shown: all of it, or its head, a line saying what was left out and how to read it, and its tail. */
+    private String shown(OutputView view, String outputId, String stream) {
+        if (!view.cut()) {
+            return view.head();
+        }
+        StringBuilder shown = new StringBuilder(view.head());
+        if (!view.head().isEmpty() && !view.head().endsWith("\n")) {
+            shown.append('\n');
+        }
+        shown.append("[... ").append(view.omittedTo() - view.omittedFrom()).append(" bytes (").append(view.omittedLines())
+                .append(" lines) left out: bytes ").append(view.omittedFrom()).append(" to ").append(view.omittedTo());
+        if (view.droppedBytes() > 0) {
+            shown.append(", of which ").append(view.droppedBytes()).append(" were not kept (a stream keeps its first ")
+                    .append(limits.outputViewBytes() / 1024).append(" KiB and last ").append(limits.outputCapBytes() / 1024)
+                    .append(" KiB)");
+        }
+        shown.append("; read them with job_output {\"id\": \"").append(outputId).append("\", \"stream\": \"")
+                .append(stream).append("\", \"offset\": ").append(view.omittedFrom()).append("} ...]\n").append(view.tail());
+        return shown.toString();
+    }
+
+    private static void appendStream(StringBuilder text, String name, OutputView view, String shown) {
+        if (view.totalBytes() == 0) {
             return;
         }
-        text.append("--- ").append(name);
-        if (output.truncated()) {
-            text.append(" (truncated: ").append(output.text().length()).append(" characters kept of ")
-                    .append(output.totalBytes()).append(" bytes)");
-        }
-        text.append(" ---\n").append(output.text());
-        if (!output.text().endsWith("\n")) {
+        text.append("--- ").append(name).append(view.cut() ? " (" + view.totalBytes() + " bytes)" : "").append(" ---\n")
+                .append(shown);
+        if (!shown.endsWith("\n")) {
             text.append('\n');
         }
     }

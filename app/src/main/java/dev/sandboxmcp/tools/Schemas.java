@@ -24,8 +24,9 @@ final class Schemas {
                 .build();
     }
 
+    /** The hints; the title is the tool's own (clients read it there first), not repeated here. */
     static McpSchema.ToolAnnotations annotations(String title, boolean readOnly, boolean destructive,
             boolean idempotent, boolean openWorld) {
-        return new McpSchema.ToolAnnotations(title, readOnly, destructive, idempotent, openWorld, null);
+        return new McpSchema.ToolAnnotations(null, readOnly, destructive, idempotent, openWorld, null);
     }
 }

@@ -17,15 +17,16 @@ public final class ServerInstructions {
 
                 Tools:
                 - run_command: /bin/sh -lc in the workspace root (or cwd, a directory inside it). stdin is closed. \
-                Default timeout %d s, at most %d s; on timeout the command and everything it started are killed. \
-                stdout and stderr are each cut at %d KiB (the result says so and gives the full byte counts). \
-                Anything the command leaves running in the background is killed when it returns. At most %d \
-                commands run at once; past that the call is refused as busy. Optional stdin text.
-                - start_job / job_output / stop_job / list_jobs: for work that outlives a call (builds, servers, \
-                test suites; calls are cut off near 60 s). Jobs keep their recent combined output, survive \
-                reconnects, and are killed when the server stops.
-                - read_file: UTF-8 text of a file, at most %d KiB; with offset and limit (lines) it pages through \
-                a file of any size and says how many lines there are and whether more follow.
+                Default timeout %d s, at most %d s; at the deadline the command and everything it started are killed, \
+                and so is anything it leaves in the background. A call returns within %d s: a command still running \
+                then goes on as a job (still_running, job_id; read it with job_output, end it with stop_job). A result \
+                shows %d KiB of output, head and tail; a [...] line says what was left out and the job_output call \
+                that reads it (output_id, stream, offset). At most %d commands run at once.
+                - start_job / job_output / stop_job / list_jobs: background work with no deadline (servers, watchers). \
+                Jobs survive reconnects and are killed when the server stops. job_output pages by byte offset, %d KiB \
+                a page.
+                - read_file: UTF-8 text in pages of %d lines within %d KiB (offset, limit), with the total line count \
+                and the next offset; tail=N reads the last N lines of a log.
                 - write_file: writes UTF-8 text, at most %d KiB per call; replacing is atomic, append=true appends. \
                 The parent directory must exist (run_command mkdir -p).
                 - edit_file: replaces exact text (old_text must match expected_replacements times, default 1) and \
@@ -34,7 +35,8 @@ public final class ServerInstructions {
 
                 Paths are relative to the workspace root; .. and symbolic links are followed only while they stay \
                 inside it. The rest of the container is read-only apart from /tmp (small, not executable, lost on \
-                restart); there is no network access to other hosts and no Docker.
+                restart) and $HOME; there is no Docker, and no network unless the user allowed some hosts (then \
+                HTTPS_PROXY is set and other hosts get a 403 from the proxy).
 
                 Files that the user's own machine runs by itself are off limits, because a change there would run \
                 commands outside this sandbox: each git repository's configuration and hooks are mounted read-only \
@@ -44,8 +46,8 @@ public final class ServerInstructions {
                 diffs work as usual. Do not work around this (no moving .git, no core.hooksPath, no new hooks \
                 elsewhere): if such a change is needed, tell the user what to change and why, and ask them to make it.
                 """.formatted(limits.defaultTimeout().toSeconds(), limits.maxTimeout().toSeconds(),
-                limits.outputCapBytes() / 1024, limits.maxConcurrentCommands(), limits.fileMaxBytes() / 1024,
-                limits.fileMaxBytes() / 1024);
+                limits.callBudget().toSeconds(), limits.outputViewBytes() / 1024, limits.maxConcurrentCommands(),
+                limits.pageBytes() / 1024, limits.pageLines(), limits.pageBytes() / 1024, limits.fileMaxBytes() / 1024);
     }
 
     private static String toolchainsLine(String toolchains) {

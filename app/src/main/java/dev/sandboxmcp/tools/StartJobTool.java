@@ -14,8 +14,8 @@ public final class StartJobTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "command": {"type": "string", "minLength": 1, "description": "Shell command line, run with /bin/sh -lc."},
-                "cwd": {"type": "string", "description": "Working directory relative to the workspace root (default: the root)."}
+                "command": {"type": "string", "minLength": 1, "description": "Run with /bin/sh -lc."},
+                "cwd": {"type": "string", "description": "Relative to the workspace root (default: the root)."}
               },
               "required": ["command"],
               "additionalProperties": false
@@ -28,9 +28,8 @@ public final class StartJobTool extends DefinedTool {
         this.jobs = jobs;
         this.workspace = workspace;
         super(Schemas.tool("start_job", "Start a background job",
-                "Start a shell command in the background (builds, servers, long test suites: calls are cut off near 60 s) "
-                        + "and return its id at once. Read its combined output with job_output, end it with stop_job. Jobs "
-                        + "belong to the server and survive reconnects; their number is bounded.",
+                "Start a shell command in the background (servers, builds) with no deadline and return its id at once; "
+                        + "job_output reads its combined output, stop_job ends it.",
                 INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + "},"
                         + "\"required\":[\"id\",\"command\",\"running\"]}",
                 Schemas.annotations("Start a background job", false, true, false, true)));

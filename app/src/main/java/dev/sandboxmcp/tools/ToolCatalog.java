@@ -16,13 +16,13 @@ public final class ToolCatalog {
     /** Every tool, with what it works on: the runner's side. */
     public static List<SandboxTool> handlers(Workspace workspace, CommandRunner runner, JobManager jobs, Limits limits) {
         return List.of(
-                new RunCommandTool(runner, workspace, limits),
+                new RunCommandTool(runner, jobs, workspace, limits),
                 new ReadFileTool(workspace, limits),
                 new WriteFileTool(workspace, limits),
                 new EditFileTool(workspace, limits),
                 new ListDirectoryTool(workspace),
                 new StartJobTool(jobs, workspace),
-                new JobOutputTool(jobs),
+                new JobOutputTool(jobs, limits),
                 new StopJobTool(jobs),
                 new ListJobsTool(jobs));
     }

@@ -28,6 +28,8 @@ public final class ToolDispatcher {
 
     /** Key in the transport context under which the HTTP layer stores the caller's {@link CallerAddress}. */
     public static final String CALLER_KEY = "sandbox-mcp.caller";
+    /** Key in the transport context under which the HTTP layer stores the call's {@link CallCancellation}. */
+    public static final String CANCELLATION_KEY = "sandbox-mcp.cancellation";
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
 
@@ -80,14 +82,17 @@ public final class ToolDispatcher {
         String name = tool.name();
         Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
         String target = ToolResponse.describeTarget(arguments);
+        CallCancellation cancellation = context != null && context.get(CANCELLATION_KEY) instanceof CallCancellation c
+                ? c : CallCancellation.NEVER;
         JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.inputSchema(), arguments);
         ToolResponse response = validation.valid()
-                ? checkedAgainstSchema(tool, executor.execute(name, arguments, progress))
+                ? checkedAgainstSchema(tool, executor.execute(name, arguments, progress, cancellation))
                 : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         CallerAddress caller = context == null || !(context.get(CALLER_KEY) instanceof CallerAddress c)
                 ? CallerAddress.UNKNOWN : c;
-        audit.record(new AuditEvent(Instant.now(), name, target, outcome(response), response.exitCode(),
+        audit.record(new AuditEvent(Instant.now(), name, target, cancellation.cancelled() ? "cancelled" : outcome(response),
+                response.exitCode(),
                 response.bytes(), millis, caller.client(), caller.peer(), response.error() ? response.text() : null));
         return toResult(response);
     }

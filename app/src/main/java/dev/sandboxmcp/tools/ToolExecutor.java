@@ -10,4 +10,10 @@ import java.util.Map;
 public interface ToolExecutor {
 
     ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress);
+
+    /** As above; a call the client cancels stops (here: only where the executor can stop it). */
+    default ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
+            CallCancellation cancellation) {
+        return execute(tool, arguments, progress);
+    }
 }

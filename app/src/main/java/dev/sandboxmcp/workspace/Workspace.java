@@ -110,6 +110,11 @@ public final class Workspace implements Closeable {
         return Channels.newInputStream(openRegularFile(name));
     }
 
+    /** Opens a regular file for reading at any position (reading from its end); the caller closes it. */
+    public SeekableByteChannel openFileChannel(String name) throws IOException {
+        return openRegularFile(name);
+    }
+
     private SeekableByteChannel openRegularFile(String name) throws IOException {
         try (Walk walk = walk(name)) {
             Target target = walk.requireFinalName(name);

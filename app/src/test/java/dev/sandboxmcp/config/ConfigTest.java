@@ -38,6 +38,8 @@ class ConfigTest {
                 "MCP_OUTPUT_LIMIT_BYTES", "4096", "MCP_FILE_LIMIT_BYTES", "8192", "MCP_MAX_CONCURRENT_COMMANDS", "3",
                 "MCP_MAX_REQUEST_BYTES", "131072", "MCP_KEEPALIVE_SECONDS", "11"));
         env.put("MCP_MAX_JOBS", "2");
+        env.put("MCP_CALL_BUDGET_SECONDS", "5");
+        env.put("MCP_OUTPUT_VIEW_BYTES", "2048");
         Limits server = Config.fromEnvironment(env).limits();
         Map<String, String> handed = new HashMap<>(Config.environmentOf(server));
         handed.put("MCP_RUNNER_SOCKET", workspace.resolve("runner.sock").toString());
@@ -46,8 +48,10 @@ class ConfigTest {
         assertThat(runner.defaultTimeout()).isEqualTo(server.defaultTimeout()).isEqualTo(Duration.ofSeconds(7));
         assertThat(runner).usingRecursiveComparison()
                 .comparingOnlyFields("defaultTimeout", "maxTimeout", "killGrace", "outputCapBytes", "fileMaxBytes",
-                        "maxConcurrentCommands", "maxRequestBytes", "keepAlive", "maxJobs")
+                        "maxConcurrentCommands", "maxRequestBytes", "keepAlive", "maxJobs", "callBudget", "outputViewBytes")
                 .isEqualTo(server);
+        assertThat(runner.callBudget()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(runner.outputViewBytes()).isEqualTo(2048);
         assertThat(RunnerConfig.fromEnvironment(handed).sweepAll()).isFalse();
     }
 
@@ -153,6 +157,23 @@ class ConfigTest {
                 .hasMessage("MCP_MAX_CONNECTIONS must be a whole number from 1 to 65536, got '0'");
         assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_MAX_CONNECTIONS", "65537")))
                 .hasMessageContaining("MCP_MAX_CONNECTIONS");
+    }
+
+    @Test
+    void callBudgetAndOutputViewHoldAtTheirEdges() throws Exception {
+        assertThat(Config.fromEnvironment(env()).limits().callBudget()).isEqualTo(Duration.ofSeconds(50));
+        assertThat(Config.fromEnvironment(env()).limits().outputViewBytes()).isEqualTo(16 * 1024);
+        assertThat(Config.fromEnvironment(env("MCP_CALL_BUDGET_SECONDS", "1")).limits().callBudget())
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_CALL_BUDGET_SECONDS", "0")))
+                .hasMessage("MCP_CALL_BUDGET_SECONDS must be a whole number from 1 to 3600, got '0'");
+        assertThat(Config.fromEnvironment(env("MCP_OUTPUT_VIEW_BYTES", "1024")).limits().outputViewBytes()).isEqualTo(1024);
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_OUTPUT_VIEW_BYTES", "1023")))
+                .hasMessageContaining("MCP_OUTPUT_VIEW_BYTES");
+        assertThat(Config.fromEnvironment(env("MCP_OUTPUT_LIMIT_BYTES", "4096", "MCP_OUTPUT_VIEW_BYTES", "4096")).limits()
+                .outputViewBytes()).isEqualTo(4096);
+        assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_OUTPUT_LIMIT_BYTES", "4096", "MCP_OUTPUT_VIEW_BYTES", "4097")))
+                .hasMessage("MCP_OUTPUT_VIEW_BYTES must be a whole number from 1024 to 4096, got '4097'");
     }
 
     @Test

@@ -209,12 +209,6 @@ class CommandRunnerTest {
 
     /** Alive and not a zombie waiting for its parent to reap it. */
     static boolean isRunning(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            char state = stat.charAt(stat.lastIndexOf(')') + 2);
-            return state != 'Z' && state != 'X';
-        } catch (IOException gone) {
-            return false;
-        }
+        return dev.sandboxmcp.ProcStat.running(pid);
     }
 }

@@ -45,22 +45,22 @@ class JobManagerTest {
         assertThat(job.exitCode()).isNull();
         Job finished = awaitFinished(job.id());
         assertThat(finished.exitCode()).isEqualTo(3);
-        OutputPage page = jobs.output(job.id(), 0, 1024).orElseThrow();
+        OutputPage page = jobs.output(job.id(), "output", 0, 1024).orElseThrow();
         assertThat(page.text()).contains("out\n").contains("err\n").endsWith("done\n");
         assertThat(page.next()).isEqualTo(page.total());
-        assertThat(jobs.output(job.id(), 4, 1024).orElseThrow().text()).doesNotStartWith("out");
+        assertThat(jobs.output(job.id(), "output", 4, 1024).orElseThrow().text()).doesNotStartWith("out");
     }
 
     @Test
     void outputPagesAndReportsWhatWasDropped() throws Exception {
         Job job = jobs.start("head -c 100000 /dev/zero | tr '\\0' a", dir, ".");
         awaitFinished(job.id());
-        OutputPage first = jobs.output(job.id(), 0, 1000).orElseThrow();
+        OutputPage first = jobs.output(job.id(), "output", 0, 1000).orElseThrow();
         assertThat(first.total()).isEqualTo(100_000);
         assertThat(first.dropped()).isEqualTo(100_000 - 64 * 1024);
         assertThat(first.start()).isEqualTo(100_000 - 64 * 1024);
         assertThat(first.text()).hasSize(1000);
-        OutputPage next = jobs.output(job.id(), first.next(), 1000).orElseThrow();
+        OutputPage next = jobs.output(job.id(), "output", first.next(), 1000).orElseThrow();
         assertThat(next.start()).isEqualTo(first.next());
         assertThat(next.dropped()).isZero();
     }
@@ -69,7 +69,7 @@ class JobManagerTest {
     void pagesNeverSplitACharacter() throws Exception {
         Job job = jobs.start("printf 'é%.0s' $(seq 1 100)", dir, ".");
         awaitFinished(job.id());
-        OutputPage page = jobs.output(job.id(), 0, 3).orElseThrow();
+        OutputPage page = jobs.output(job.id(), "output", 0, 3).orElseThrow();
         assertThat(page.text()).isEqualTo("é");
         assertThat(page.next()).isEqualTo(2);
     }

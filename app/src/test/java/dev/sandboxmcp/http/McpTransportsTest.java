@@ -53,7 +53,7 @@ class McpTransportsTest {
         try (McpSyncClient client = connect.apply(server)) {
             McpSchema.InitializeResult init = client.initialize();
             assertThat(init.serverInfo().name()).isEqualTo("sandbox-mcp");
-            assertThat(init.instructions()).contains("workspace").contains("120 s").contains("256 KiB")
+            assertThat(init.instructions()).contains("workspace").contains("120 s").contains("within 50 s").contains("16 KiB")
                     .contains("configuration and hooks are mounted read-only").contains("ask them to make it");
 
             List<McpSchema.Tool> tools = client.listTools().tools();
@@ -155,7 +155,8 @@ class McpTransportsTest {
             CallToolResult write = client.callTool(new CallToolRequest("write_file",
                     Map.of("path", name + "-exact.txt", "content", exact)));
             assertThat(write.isError()).isFalse();
-            CallToolResult read = client.callTool(new CallToolRequest("read_file", Map.of("path", name + "-exact.txt")));
+            CallToolResult read = client.callTool(new CallToolRequest("read_file",
+                    Map.of("path", name + "-exact.txt", "limit", 1)));
             assertThat(read.isError()).isFalse();
             assertThat(structured(read)).containsEntry("bytes", 1024 * 1024);
         }

@@ -62,12 +62,42 @@ class TypeScriptClientInteropTest {
         }
     }
 
+    /**
+     * Poke's case: the pinned client with its default 60 s request timeout, the server with its
+     * default 50 s budget, a 70 s command over both transports at once; and a call cancelled
+     * with an AbortSignal. The newest client runs the same with a 3 s budget and a 6 s command.
+     */
+    @ParameterizedTest(name = "sdk {0}, budget {1} s")
+    @org.junit.jupiter.params.provider.CsvSource({"sdk-1.17.3, 50, 70", "sdk-latest, 3, 6"})
+    void longCommandAnswersWithinTheClientsTimeoutAndCancelKillsItsTree(String sdk, int budget, int sleep)
+            throws Exception {
+        Map<String, String> env = budget == dev.sandboxmcp.config.Limits.defaults().callBudget().toSeconds()
+                ? Map.of("MCP_KILL_GRACE_MILLIS", "1000")
+                : Map.of("MCP_KILL_GRACE_MILLIS", "1000", "MCP_CALL_BUDGET_SECONDS", Integer.toString(budget));
+        try (TestServer server = TestServer.start(workspace, env)) {
+            Process node = node(sdk, "budget.mjs", server.url(TestServer.BASE),
+                    List.of(workspace.toString(), Integer.toString(sleep), "1000"));
+            boolean finished = node.waitFor(sleep + 60, TimeUnit.SECONDS);
+            String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(finished).as("node finished: %s", output).isTrue();
+            assertThat(node.exitValue()).as(output).isZero();
+            assertThat(output).contains("ok budget streamable").contains("ok budget sse")
+                    .contains("ok cancel streamable").contains("ok cancel sse");
+            System.out.println(sdk + ": " + output.strip().replace('\n', ';'));
+            assertThat(server.auditLog()).contains("\"outcome\":\"cancelled\"");
+        }
+    }
+
     private static Process node(String sdk, String baseUrl, List<String> extra) throws IOException {
+        return node(sdk, "interop.mjs", baseUrl, extra);
+    }
+
+    private static Process node(String sdk, String script, String baseUrl, List<String> extra) throws IOException {
         Path dir = INTEROP.resolve(sdk);
         assertThat(dir.resolve("node_modules/@modelcontextprotocol/sdk/package.json"))
                 .as("npm dependencies of %s are installed; run `make test`, which runs npm ci there", dir)
                 .exists();
-        List<String> command = new java.util.ArrayList<>(List.of("node", INTEROP.resolve("interop.mjs").toString(),
+        List<String> command = new java.util.ArrayList<>(List.of("node", INTEROP.resolve(script).toString(),
                 dir.toString(), baseUrl, TestServer.TOKEN));
         command.addAll(extra);
         return new ProcessBuilder(command).redirectErrorStream(true).start();

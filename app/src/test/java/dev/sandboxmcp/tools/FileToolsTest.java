@@ -72,18 +72,22 @@ class FileToolsTest {
     }
 
     @Test
-    void fileOverTheLimitIsRefusedWholeButReadableInPages() throws Exception {
+    void largeFileComesInPagesThatFitAContext() throws Exception {
         String line = "x".repeat(99) + "\n";
         Files.writeString(root.resolve("big.txt"), line.repeat(30_000)); // 3 MB
         ToolResponse whole = call(read, Map.of("path", "big.txt"));
-        assertThat(whole.error()).isTrue();
-        assertThat(whole.text()).contains("offset and limit");
+        int pageLines = Limits.defaults().pageBytes() / 100;
+        assertThat(whole.structured()).containsEntry("lines", (long) pageLines).containsEntry("total_lines", 30_000L)
+                .containsEntry("has_more", true);
+        assertThat(whole.text()).contains("call again with offset=" + (pageLines + 1));
+        Files.writeString(root.resolve("many.txt"), "a\n".repeat(5_000));
+        assertThat(call(read, Map.of("path", "many.txt")).structured()).containsEntry("lines", (long) Limits.defaults().pageLines());
 
         ToolResponse first = call(read, Map.of("path", "big.txt", "offset", 1, "limit", 10));
         assertThat(first.structured()).containsEntry("lines", 10L).containsEntry("total_lines", 30_000L)
                 .containsEntry("has_more", true).containsEntry("content", line.repeat(10));
 
-        ToolResponse capped = call(read, Map.of("path", "big.txt", "offset", 100));
+        ToolResponse capped = call(read, Map.of("path", "big.txt", "offset", 100, "limit", 100_000));
         long bytes = (Long) capped.structured().get("bytes");
         assertThat(bytes).isLessThanOrEqualTo(MIB).isGreaterThan(MIB - 100);
         assertThat(capped.structured()).containsEntry("has_more", true);
@@ -213,7 +217,7 @@ class FileToolsTest {
         var runner = new dev.sandboxmcp.exec.CommandRunner(Map.of("PATH", "/usr/bin:/bin"), 1024 * 1024,
                 java.time.Duration.ofSeconds(1), 2);
         try {
-            RunCommandTool run = new RunCommandTool(runner, workspace, Limits.defaults());
+            RunCommandTool run = new RunCommandTool(runner, null, workspace, Limits.defaults());
             String longest = "echo ok #" + "x".repeat(ToolArguments.MAX_COMMAND_BYTES - 1 - "echo ok #".length());
             ToolResponse exact = call(run, Map.of("command", longest));
             assertThat(exact.structured()).containsEntry("exit_code", 0).containsEntry("stdout", "ok\n");
@@ -229,7 +233,7 @@ class FileToolsTest {
         var runner = new dev.sandboxmcp.exec.CommandRunner(Map.of("PATH", "/usr/bin:/bin"), 1024 * 1024,
                 java.time.Duration.ofSeconds(1), 2);
         try {
-            RunCommandTool run = new RunCommandTool(runner, workspace, Limits.defaults());
+            RunCommandTool run = new RunCommandTool(runner, null, workspace, Limits.defaults());
             ToolResponse exact = call(run, Map.of("command", "wc -c", "stdin", "s".repeat(MIB)));
             assertThat(exact.structured()).containsEntry("stdout", MIB + "\n");
             ToolResponse over = call(run, Map.of("command", "wc -c", "stdin", "s".repeat(MIB + 1)));

@@ -102,6 +102,11 @@ final class ComposeDeployment implements AutoCloseable {
         return start(suffix, setup, Map.of(), List.of());
     }
 
+    /** With {@code settings} (variables compose passes on, such as MCP_CALL_BUDGET_SECONDS) in its environment. */
+    static ComposeDeployment start(String suffix, Map<String, String> settings) throws Exception {
+        return start(suffix, workspace -> { }, settings, List.of());
+    }
+
     static ComposeDeployment start(String suffix, Map<String, String> extraEnv, List<String> overrides) throws Exception {
         return start(suffix, workspace -> { }, extraEnv, overrides);
     }

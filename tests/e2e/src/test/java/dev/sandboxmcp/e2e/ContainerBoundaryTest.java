@@ -29,12 +29,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ContainerBoundaryTest {
 
+    static final int BUDGET = 4;
+
     ComposeDeployment deployment;
     McpSyncClient client;
 
     @BeforeAll
     void start() throws Exception {
-        deployment = ComposeDeployment.start("boundary");
+        // A short call budget, so that the handover to a job is seen in seconds (no other case here lasts that long).
+        deployment = ComposeDeployment.start("boundary", Map.of("MCP_CALL_BUDGET_SECONDS", Integer.toString(BUDGET)));
         client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
     }
 
@@ -69,6 +72,56 @@ class ContainerBoundaryTest {
         assertThat(deployment.logs()).contains("Javalin started").doesNotContain("[aot]").doesNotContain(" WARN ");
         assertThat(ComposeDeployment.logs(deployment.runner)).contains("runner listening on")
                 .doesNotContain("[aot]").doesNotContain(" WARN ");
+    }
+
+    @Test
+    void commandPastTheCallBudgetGoesOnAsAJobThatTheIdleSweepSpares() throws Exception {
+        long started = System.nanoTime();
+        Map<String, Object> call = Mcp.run(client, "echo before; sleep " + (BUDGET + 4) + "; echo done", 60);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(BUDGET + 3));
+        assertThat(call).containsEntry("still_running", true).containsEntry("stdout", "before\n");
+        String job = (String) call.get("job_id");
+        // This command ends while no other command runs: the runner's sweep must count the job as running.
+        assertThat(sh("echo between")).isEqualTo("between\n");
+        Map<String, Object> output = Map.of();
+        for (int i = 0; i < 300 && !Boolean.FALSE.equals(output.get("running")); i++) {
+            Thread.sleep(100);
+            output = Mcp.call(client, "job_output", Map.of("id", job));
+        }
+        assertThat(output).containsEntry("running", false).containsEntry("exit_code", 0).containsEntry("output", "before\ndone\n");
+    }
+
+    @Test
+    void aClientDroppingARunningCallKillsItsTreeThroughDockersPortProxy() throws Exception {
+        Path pidFile = deployment.workspace.resolve("dropped.pid");
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"run_command\","
+                + "\"arguments\":{\"command\":\"(trap '' TERM; sleep 300) & echo $! > dropped.pid; sleep 300\","
+                + "\"timeout_seconds\":60}}}";
+        long pid;
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", deployment.port)) {
+            socket.getOutputStream().write(("POST " + ComposeDeployment.BASE + "/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer " + deployment.token + "\r\nContent-Type: application/json\r\n"
+                    + "Accept: application/json, text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            socket.getOutputStream().flush();
+            for (int i = 0; i < 200 && (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()); i++) {
+                Thread.sleep(25);
+            }
+            pid = Long.parseLong(Files.readString(pidFile).strip());
+        }
+        // While the dropped call still ran, the runner's idle sweep could not have killed its tree either.
+        long dropped = System.nanoTime();
+        String state = "";
+        while (System.nanoTime() - dropped < Duration.ofSeconds(8).toNanos()) {
+            state = sh("cat /proc/" + pid + "/stat 2>/dev/null | cut -d' ' -f3; true").strip();
+            if (state.isEmpty() || state.equals("Z")) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        assertThat(state).as("state of the dropped call's background child").isIn("", "Z");
+        assertThat(Duration.ofNanos(System.nanoTime() - dropped)).isLessThan(Duration.ofSeconds(6));
+        assertThat(deployment.logs()).contains("\"outcome\":\"cancelled\"").contains("the client closed the request");
     }
 
     @Test

@@ -36,12 +36,16 @@ final class Mcp {
     }
 
     /** Runs a command and returns run_command's structured result. */
-    @SuppressWarnings("unchecked")
     static Map<String, Object> run(McpSyncClient client, String command, int timeoutSeconds) {
-        McpSchema.CallToolResult result = client.callTool(new McpSchema.CallToolRequest("run_command",
-                Map.of("command", command, "timeout_seconds", timeoutSeconds)));
+        return call(client, "run_command", Map.of("command", command, "timeout_seconds", timeoutSeconds));
+    }
+
+    /** Calls a tool and returns its structured result; a tool error fails. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> call(McpSyncClient client, String tool, Map<String, Object> arguments) {
+        McpSchema.CallToolResult result = client.callTool(new McpSchema.CallToolRequest(tool, arguments));
         if (Boolean.TRUE.equals(result.isError())) {
-            throw new AssertionError("run_command failed: " + result.content());
+            throw new AssertionError(tool + " failed: " + result.content());
         }
         return new HashMap<>((Map<String, Object>) result.structuredContent());
     }

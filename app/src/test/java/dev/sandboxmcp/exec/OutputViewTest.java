@@ -1,0 +1,85 @@
+package dev.sandboxmcp.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class OutputViewTest {
+
+    private static OutputLog log(String text, int head, int cap) {
+        OutputLog log = new OutputLog(head, cap);
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < bytes.length; i += 1000) {
+            byte[] chunk = java.util.Arrays.copyOfRange(bytes, i, Math.min(bytes.length, i + 1000));
+            log.append(chunk, chunk.length);
+        }
+        return log;
+    }
+
+    private static String lines(int from, int to) {
+        StringBuilder s = new StringBuilder();
+        for (int i = from; i <= to; i++) {
+            s.append("line ").append(i).append('\n');
+        }
+        return s.toString();
+    }
+
+    @Test
+    void smallOutputIsShownWhole() {
+        OutputView[] views = OutputView.of(log("a\nb\n", 1024, 4096), log("", 1024, 4096), 1024);
+        assertThat(views[0].cut()).isFalse();
+        assertThat(views[0].head()).isEqualTo("a\nb\n");
+        assertThat(views[1].head()).isEmpty();
+    }
+
+    @Test
+    void largeOutputShowsHeadAndTailOnLineEndsAndCountsWhatIsLeftOut() {
+        String text = lines(1, 10_000); // 108,894 bytes
+        OutputView view = OutputView.of(log(text, 4096, 200_000), log("", 4096, 200_000), 2048)[0];
+        assertThat(view.cut()).isTrue();
+        assertThat(view.head()).startsWith("line 1\n").endsWith("\n");
+        assertThat(view.tail()).endsWith("line 10000\n").doesNotStartWith("\n");
+        assertThat(view.head().length() + view.tail().length()).isLessThanOrEqualTo(2048);
+        assertThat(view.omittedFrom()).isEqualTo(view.head().length());
+        assertThat(view.omittedTo()).isEqualTo(text.length() - view.tail().length());
+        String omitted = text.substring((int) view.omittedFrom(), (int) view.omittedTo());
+        assertThat(view.omittedLines()).isEqualTo(omitted.chars().filter(c -> c == '\n').count());
+        assertThat(view.droppedBytes()).isZero();
+    }
+
+    @Test
+    void streamsShareTheViewAndAQuietOneLeavesItsPartToTheOther() {
+        OutputView[] both = OutputView.of(log("o".repeat(50_000), 4096, 65536), log("e".repeat(50_000), 4096, 65536), 4096);
+        assertThat(both[0].head().length() + both[0].tail().length()).isEqualTo(2048);
+        assertThat(both[1].head().length() + both[1].tail().length()).isEqualTo(2048);
+
+        OutputView[] one = OutputView.of(log("o".repeat(50_000), 4096, 65536), log("e".repeat(100), 4096, 65536), 4096);
+        assertThat(one[1].cut()).isFalse();
+        assertThat(one[0].head().length() + one[0].tail().length()).isEqualTo(4096 - 100);
+    }
+
+    @Test
+    void whatNoLongerFitsTheLogIsCountedAsDroppedAndReadingSkipsIt() {
+        OutputLog log = log("x".repeat(100_000), 4096, 10_000);
+        OutputView view = OutputView.of(log, log("", 4096, 10_000), 4096)[0];
+        assertThat(view.droppedBytes()).isEqualTo(100_000 - 4096 - 10_000);
+        OutputPage head = log.read(view.omittedFrom(), 64 * 1024);
+        assertThat(head.start()).isEqualTo(view.omittedFrom());
+        assertThat(head.next()).isEqualTo(4096);
+        OutputPage rest = log.read(head.next(), 64 * 1024);
+        assertThat(rest.dropped()).isEqualTo(100_000 - 4096 - 10_000);
+        assertThat(rest.start()).isEqualTo(90_000);
+        assertThat(rest.next()).isEqualTo(100_000);
+    }
+
+    @Test
+    void cutsNeverSplitACharacter() {
+        OutputLog log = log("é".repeat(10_000), 4096, 65536);
+        OutputView view = OutputView.of(log, log("", 4096, 65536), 1001)[0];
+        assertThat(view.head()).doesNotContain("\uFFFD");
+        assertThat(view.tail()).doesNotContain("\uFFFD");
+        assertThat(view.omittedFrom() % 2).isZero();
+        assertThat(view.omittedTo() % 2).isZero();
+    }
+}
