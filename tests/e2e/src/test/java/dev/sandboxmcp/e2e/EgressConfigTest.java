@@ -110,10 +110,10 @@ class EgressConfigTest {
     void makeUpLaysTheProxyOverThePairOnlyWhenTheAllowListIsSet() throws Exception {
         Commands.Result off = Commands.run(List.of("make", "-n", "up", "SANDBOX_EGRESS_ALLOW="), Map.of(), Repo.root(), 60);
         assertThat(off.exitCode()).as(off.output()).isZero();
-        assertThat(off.output()).contains("-f infra/compose/compose.yaml up -d").doesNotContain("compose.egress.yaml");
+        assertThat(off.output()).contains("-f infra/compose/compose.yaml -f infra/compose/protect-git.generated.yaml up -d").doesNotContain("compose.egress.yaml");
         Commands.Result on = Commands.run(List.of("make", "-n", "up", "SANDBOX_EGRESS_ALLOW=a.example"), Map.of(), Repo.root(), 60);
         assertThat(on.exitCode()).as(on.output()).isZero();
-        assertThat(on.output()).contains("-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml up -d")
+        assertThat(on.output()).contains("-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml -f infra/compose/protect-git.generated.yaml up -d")
                 .contains("egress-proxy.sh --check");
     }
 }
