@@ -171,6 +171,7 @@ public final class Benchmark {
                     + " ms (port open) |");
             line(String.format(Locale.ROOT, "| RSS idle | %.0f MiB | %s | %.0f MiB |", idleRss, container.rss(), nodeIdleRss));
             line(String.format(Locale.ROOT, "| RSS under the 32-client load (max sampled) | %.0f MiB | | |", loadRss));
+            line("| image size | | " + ContainerRun.imageSizes() + " | |");
             line("");
             line("Plain-client round trips against the container (one client; through Docker's loopback port forwarding):");
             line("");

@@ -46,6 +46,24 @@ final class ContainerRun implements AutoCloseable {
     }
 
     /** Starts the container with a workspace holding {@code file-4k.txt}. */
+    /** "server N MB, runner M MB (toolchains: ...)", as Docker counts them, or why not. */
+    static String imageSizes() {
+        try {
+            String[] server = Processes.run(List.of("docker", "image", "inspect", "--format", "{{.Size}}", SERVER_IMAGE)).strip().split("\n");
+            String runner = Processes.run(List.of("docker", "image", "inspect", "--format",
+                    "{{.Size}}|{{index .Config.Labels \"dev.sandboxmcp.toolchains\"}}", RUNNER_IMAGE)).strip();
+            String[] fields = runner.split("\\|", 2);
+            return String.format(java.util.Locale.ROOT, "server %d MB, runner %d MB (toolchains: %s)",
+                    Long.parseLong(server[0]) / 1_000_000, Long.parseLong(fields[0]) / 1_000_000,
+                    fields.length > 1 && !fields[1].isEmpty() ? fields[1] : "none");
+        } catch (java.io.IOException | RuntimeException e) {
+            return "not measured (" + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "not measured (interrupted)";
+        }
+    }
+
     static ContainerRun start(String token, String basePath) throws Exception {
         String name = "sandbox-mcp-bench-" + ProcessHandle.current().pid();
         Path workspace = Files.createTempDirectory("sandbox-mcp-bench-ws-");
