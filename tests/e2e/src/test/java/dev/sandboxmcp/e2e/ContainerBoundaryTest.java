@@ -230,10 +230,11 @@ class ContainerBoundaryTest {
     }
 
     @Test
-    void commandThatAllocatesTwoGigabytesDiesAndTheServerLives() {
-        Map<String, Object> hog = Mcp.run(client,
+    void commandThatAllocatesTwoGigabytesDiesAndTheServerLives() throws InterruptedException {
+        // Past the short call budget of this class on a loaded machine: followed as a job to its end.
+        Integer exit = Mcp.exitCode(client,
                 "head -c 2147483648 /dev/zero | awk 'BEGIN{RS=\"\\x01\"} {s=$0} END{print length(s)}'", 120);
-        assertThat((Integer) hog.get("exit_code")).as("killed by the OOM killer").isNotZero();
+        assertThat(exit).as("killed by the OOM killer").isNotNull().isNotZero();
         assertThat(deployment.health()).isEqualTo(200);
         assertThat(sh("echo alive")).isEqualTo("alive\n");
     }

@@ -179,7 +179,10 @@ class FaultsTest {
                 CallToolResult read = c.callTool(new CallToolRequest("read_file", Map.of("path", "a.txt")));
                 @SuppressWarnings("unchecked")
                 Map<String, Object> structured = (Map<String, Object>) read.structuredContent();
-                assertThat(structured.get("content")).isEqualTo(small);
+                // The old file, whole: its first page is whole "keep me" lines, and it still has all 40,000.
+                int lines = ((Number) structured.get("lines")).intValue();
+                assertThat(structured.get("content")).isEqualTo("keep me\n".repeat(lines));
+                assertThat(((Number) structured.get("total_lines")).intValue()).isEqualTo(40_000);
             }
         } finally {
             Commands.run(removeAll, 60);

@@ -50,6 +50,28 @@ final class Mcp {
         return new HashMap<>((Map<String, Object>) result.structuredContent());
     }
 
+    /**
+     * Runs a command to its end, following it when the call budget hands it over to a job, and
+     * returns its exit code (null when it has none).
+     */
+    static Integer exitCode(McpSyncClient client, String command, int timeoutSeconds) throws InterruptedException {
+        Map<String, Object> call = run(client, command, timeoutSeconds);
+        if (!Boolean.TRUE.equals(call.get("still_running"))) {
+            return (Integer) call.get("exit_code");
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds + 30L);
+        while (true) {
+            Map<String, Object> output = call(client, "job_output", Map.of("id", call.get("job_id")));
+            if (Boolean.FALSE.equals(output.get("running"))) {
+                return (Integer) output.get("exit_code");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the job of '" + command + "' is still running: " + output);
+            }
+            Thread.sleep(200);
+        }
+    }
+
     static String stdout(McpSyncClient client, String command) {
         return (String) run(client, command, 60).get("stdout");
     }
