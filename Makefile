@@ -63,7 +63,7 @@ VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench audit audit-report
+.PHONY: help build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-scaling audit audit-report
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -189,6 +189,12 @@ bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md
 	@if docker info >/dev/null 2>&1; then $(MAKE) --no-print-directory image; fi
 	$(MVN) -pl app,bench -am package -DskipTests
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
+
+SCALING_MB ?= 1,100,1000
+bench-scaling: ## only the read_file scaling table of make bench (sizes in MB: SCALING_MB=1,100,1000); prints it
+	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
+	$(MVN) -pl app,bench -am package -DskipTests
+	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Scaling . $(SCALING_MB)
 
 lint: ## shellcheck the scripts
 	shellcheck infra/compose/protect-git.sh infra/image/build-base.sh infra/image/toolchain-env.sh infra/proxy/egress-proxy.sh tests/e2e/upstream/*.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run

@@ -102,9 +102,12 @@ public final class FifoSwapper implements AutoCloseable {
     }
 
     public static void mkfifo(Path path) throws IOException, InterruptedException {
+        // Its pipes are closed here, not later by the JDK, so that a test counting descriptors does not see them go.
         Process mkfifo = new ProcessBuilder("mkfifo", path.toString()).redirectErrorStream(true).start();
-        if (mkfifo.waitFor() != 0) {
-            throw new IOException("mkfifo " + path + ": " + new String(mkfifo.getInputStream().readAllBytes()));
+        try (var in = mkfifo.getInputStream(); var out = mkfifo.getOutputStream(); var err = mkfifo.getErrorStream()) {
+            if (mkfifo.waitFor() != 0) {
+                throw new IOException("mkfifo " + path + ": " + new String(in.readAllBytes()));
+            }
         }
     }
 

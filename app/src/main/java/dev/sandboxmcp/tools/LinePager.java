@@ -1,16 +1,24 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.tools.LineIndex.Position;
 import java.io.IOException;
-import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.util.Arrays;
 
 /**
- * One page of lines of a text stream of any size, in bounded memory: the bytes of lines
- * {@code [first, first + limit)} that fit in {@code maxBytes}, and the count of all lines. The
- * page ends before a line that does not fit, unless that line is the page's first: then it is
- * cut on a UTF-8 character boundary and the page says where the rest begins.
+ * One page of lines of a file of any size, in time and memory that follow the page, not the file:
+ * the bytes of lines {@code [first, first + limit)} that fit in {@code maxBytes}. The first line is
+ * found with {@link LineSeeker} from the nearest start the file's {@link LineIndex} knows; only the
+ * page's own lines are read as lines. The page ends before a line that does not fit, unless that
+ * line is the page's first: then it is cut on a UTF-8 character boundary and the page says where
+ * the rest begins. The file's line count comes from the index, or from counting the rest of the
+ * file when that is at most {@link #COUNT_BYTES}; otherwise the page gives a lower bound.
  */
 final class LinePager {
+
+    /** The most bytes after a page that are scanned to count the file's lines exactly. */
+    static final long COUNT_BYTES = 8L * 1024 * 1024;
 
     private LinePager() {
     }
@@ -21,10 +29,13 @@ final class LinePager {
     /**
      * @param content    the bytes of the lines returned, line endings kept; not yet decoded
      * @param lines      lines returned, a cut line included
-     * @param totalLines lines in the whole stream
+     * @param totalLines lines in the whole file, or at least that many when {@code totalExact} is false
+     * @param totalExact whether {@code totalLines} is the count rather than a lower bound
+     * @param hasMore    lines follow the page
      * @param cut        the page's only line, when it was longer than the page; else null
      */
-    record Page(byte[] content, long lines, long totalLines, CutLine cut) implements Result {
+    record Page(byte[] content, long lines, long totalLines, boolean totalExact, boolean hasMore, CutLine cut)
+            implements Result {
     }
 
     /**
@@ -38,57 +49,82 @@ final class LinePager {
         }
     }
 
-    /** The stream holds a NUL byte, so it is not text. */
+    /** The bytes scanned hold a NUL byte, so the file is not text. */
     record Binary() implements Result {
     }
 
-    static Result read(InputStream in, long first, long limit, int maxBytes) throws IOException {
-        LineScanner scanner = new LineScanner(in);
+    /** Reads the page from {@code file}, whose size was {@code size} when opened; reads past it are not made. */
+    static Result read(FileChannel file, long size, LineIndex index, long first, long limit, int maxBytes) throws IOException {
+        Position start;
+        switch (LineSeeker.seek(file, size, index.floor(first), first, index)) {
+            case LineSeeker.Binary binary -> {
+                return new Binary();
+            }
+            case LineSeeker.End end -> {
+                return new Page(new byte[0], 0, end.lines(), true, false, null);
+            }
+            case LineSeeker.Found found -> start = found.start();
+        }
+        LineScanner scanner = new LineScanner(Channels.newInputStream(file.position(start.offset())), start, size);
         byte[] page = new byte[Math.min(maxBytes, LineScanner.BLOCK_BYTES)];
-        int size = 0;
+        int filled = 0;
         int lineStartInPage = 0;
         long returned = 0;
         boolean cutting = false;
         CutLine cut = null;
-        boolean full = false;
-        while (scanner.next()) {
+        long pageEnd = start.offset(); // where the line after the page starts
+        while (returned < limit && cut == null && scanner.next()) {
             if (scanner.containsNul()) {
                 return new Binary();
             }
-            long line = scanner.line();
-            if (full || line < first || line - first >= limit) {
-                continue;
-            }
             if (scanner.startsLine()) {
-                lineStartInPage = size;
+                lineStartInPage = filled;
             }
             int length = scanner.to() - scanner.from();
             if (!cutting) {
-                int room = maxBytes - size;
+                int room = maxBytes - filled;
                 if (length > room && returned > 0) {
-                    size = lineStartInPage; // this line starts the next page
-                    full = true;
-                    continue;
+                    filled = lineStartInPage; // this line starts the next page
+                    break;
                 }
                 int keep = Math.min(length, room);
-                if (size + keep > page.length) {
-                    page = Arrays.copyOf(page, (int) Math.min(maxBytes, Math.max(2L * page.length, size + keep)));
+                if (filled + keep > page.length) {
+                    page = Arrays.copyOf(page, (int) Math.min(maxBytes, Math.max(2L * page.length, filled + keep)));
                 }
-                System.arraycopy(scanner.block(), scanner.from(), page, size, keep);
-                size += keep;
+                System.arraycopy(scanner.block(), scanner.from(), page, filled, keep);
+                filled += keep;
                 if (keep < length) {
-                    size = TextDecoding.characterBoundary(page, lineStartInPage, size);
+                    filled = TextDecoding.characterBoundary(page, lineStartInPage, filled);
                     cutting = true;
                 }
             }
             if (scanner.endsLine()) {
                 returned++;
+                pageEnd = scanner.end();
+                index.learn(scanner.line() + 1, pageEnd);
                 if (cutting) {
-                    cut = new CutLine(line, scanner.lineStart(), scanner.end() - scanner.lineStart(), size - lineStartInPage);
-                    full = true;
+                    cut = new CutLine(scanner.line(), scanner.lineStart(), scanner.end() - scanner.lineStart(),
+                            filled - lineStartInPage);
                 }
             }
         }
-        return new Page(Arrays.copyOf(page, size), returned, scanner.lines(), cut);
+        byte[] content = Arrays.copyOf(page, filled);
+        long next = first + returned; // the first line after the page
+        boolean hasMore = pageEnd < size;
+        if (!hasMore) {
+            index.learnTotal(next - 1);
+            return new Page(content, returned, next - 1, true, false, cut);
+        }
+        if (index.totalLines().isPresent()) {
+            return new Page(content, returned, index.totalLines().getAsLong(), true, true, cut);
+        }
+        if (size - pageEnd <= COUNT_BYTES) {
+            return switch (LineSeeker.seek(file, size, new Position(next, pageEnd), Long.MAX_VALUE, index)) {
+                case LineSeeker.Binary binary -> new Binary();
+                case LineSeeker.End end -> new Page(content, returned, end.lines(), true, true, cut);
+                case LineSeeker.Found unreachable -> throw new IllegalStateException("no line starts at the end of the file");
+            };
+        }
+        return new Page(content, returned, next, false, true, cut);
     }
 }

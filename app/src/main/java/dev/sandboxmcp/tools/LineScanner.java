@@ -17,19 +17,32 @@ final class LineScanner {
     static final int BLOCK_BYTES = 64 * 1024;
 
     private final InputStream in;
+    private final long streamEnd;
     private final byte[] block = new byte[BLOCK_BYTES];
     private int filled;
     private long blockOffset;
     private int from;
     private int to;
-    private long line = 1;
+    private long line;
     private long lineStart;
     private boolean endsLine;
     private boolean containsNul;
     private boolean ended;
 
     LineScanner(InputStream in) {
+        this(in, LineIndex.Position.START, Long.MAX_VALUE);
+    }
+
+    /**
+     * Scans a stream that begins at {@code start} (a line start) of a larger one, and ends at
+     * {@code end} at the latest: offsets and line numbers are those of the larger stream.
+     */
+    LineScanner(InputStream in, LineIndex.Position start, long end) {
         this.in = in;
+        this.streamEnd = end;
+        this.line = start.line();
+        this.lineStart = start.offset();
+        this.blockOffset = start.offset();
     }
 
     /** Moves to the next run; false at the end of the stream. */
@@ -46,7 +59,7 @@ final class LineScanner {
             blockOffset += filled;
             from = 0;
             to = 0;
-            filled = in.readNBytes(block, 0, BLOCK_BYTES);
+            filled = in.readNBytes(block, 0, (int) Math.min(BLOCK_BYTES, streamEnd - blockOffset));
             if (filled == 0) {
                 ended = true;
                 containsNul = false;

@@ -2,10 +2,10 @@ package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Names;
+import dev.sandboxmcp.workspace.OpenedFile;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.channels.SeekableByteChannel;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -38,6 +38,7 @@ public final class ReadFileTool extends DefinedTool {
                 "first_line": {"type": ["integer", "null"]},
                 "lines": {"type": "integer"},
                 "total_lines": {"type": ["integer", "null"]},
+                "total_lines_at_least": {"type": "boolean", "description": "total_lines is a lower bound: counting a large file to its end was not worth the call."},
                 "has_more": {"type": "boolean", "description": "Lines follow (with tail: precede)."},
                 "byte_offset": {"type": "integer", "description": "With tail: where content starts."},
                 "line_truncated": {"type": "boolean", "description": "A line longer than a page was cut; the text says how to read the rest."},
@@ -48,6 +49,7 @@ public final class ReadFileTool extends DefinedTool {
             }""";
 
     private final Workspace workspace;
+    private final LineIndexes indexes = new LineIndexes();
     private final int maxBytes;
     private final int pageBytes;
     private final int pageLines;
@@ -89,11 +91,13 @@ public final class ReadFileTool extends DefinedTool {
         }
     }
 
-    /** Lines [first, first + limit) of a file of any size, at most a page of bytes; counts all lines. */
+    /** Lines [first, first + limit) of a file of any size, at most a page of bytes. */
     private ToolResponse page(String path, long first, long limit, int pageMax) throws IOException {
         LinePager.Result result;
-        try (InputStream in = workspace.openFile(path)) {
-            result = LinePager.read(in, first, limit, pageMax);
+        try (OpenedFile file = workspace.openFileVersion(path)) {
+            LineIndex index = file.fileKey() == null ? new LineIndex()
+                    : indexes.of(new LineIndexes.FileVersion(file.fileKey(), file.size(), file.modified()));
+            result = LinePager.read(file.channel(), file.size(), index, first, limit, pageMax);
         }
         return switch (result) {
             case LinePager.Binary binary -> ToolResponse.failure(path, TextDecoding.binary(path));
@@ -106,9 +110,7 @@ public final class ReadFileTool extends DefinedTool {
                 if (content == null) {
                     yield ToolResponse.failure(path, TextDecoding.notUtf8(path));
                 }
-                boolean hasMore = first + page.lines() - 1 < page.totalLines();
-                yield respond(path, content, page.content().length, first, page.lines(), page.totalLines(), hasMore,
-                        page.cut(), pageMax);
+                yield respond(path, content, first, page, pageMax);
             }
         };
     }
@@ -150,15 +152,19 @@ public final class ReadFileTool extends DefinedTool {
         return ToolResponse.success(text.append(']').toString(), structured, path, (long) tail.content().length);
     }
 
-    private ToolResponse respond(String path, String content, long bytes, long first, long lines, long total,
-            boolean hasMore, LinePager.CutLine cut, int pageMax) {
+    private ToolResponse respond(String path, String content, long first, LinePager.Page page, int pageMax) {
+        long bytes = page.content().length;
+        long lines = page.lines();
+        boolean hasMore = page.hasMore();
+        LinePager.CutLine cut = page.cut();
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);
         structured.put("content", content);
         structured.put("bytes", bytes);
         structured.put("first_line", first);
         structured.put("lines", lines);
-        structured.put("total_lines", total);
+        structured.put("total_lines", page.totalLines());
+        structured.put("total_lines_at_least", !page.totalExact());
         structured.put("has_more", hasMore);
         structured.put("line_truncated", cut != null);
         if (cut != null) {
@@ -178,7 +184,8 @@ public final class ReadFileTool extends DefinedTool {
                     .append(cut.restOffset()).append("; read it with run_command, e.g. tail -c +").append(cut.restOffset() + 1)
                     .append(' ').append(Names.display(shellWord(path))).append(" | head -c ").append(pageMax).append("]\n");
         }
-        text.append("[lines ").append(first).append('-').append(first + lines - 1).append(" of ").append(total);
+        text.append("[lines ").append(first).append('-').append(first + lines - 1).append(" of ")
+                .append(page.totalExact() ? "" : "at least ").append(page.totalLines());
         if (hasMore) {
             text.append("; more follows: call again with offset=").append(first + lines);
         }

@@ -115,16 +115,21 @@ public final class Workspace implements Closeable {
         return openRegularFile(name);
     }
 
-    private SeekableByteChannel openRegularFile(String name) throws IOException {
+    /** Opens a regular file for reading at any position, with its identity, size and modification time. */
+    public OpenedFile openFileVersion(String name) throws IOException {
         try (Walk walk = walk(name)) {
             Target target = walk.requireFinalName(name);
             BasicFileAttributes attrs = target.attributes()
                     .orElseThrow(() -> new WorkspaceException(NOT_FOUND, "no such file: " + Names.quoted(name)));
             requireRegularFile(name, attrs);
-            return target.open(name, Access.READ);
+            return target.openVersion(name);
         } catch (FileSystemException e) {
             throw translate(name, e);
         }
+    }
+
+    private SeekableByteChannel openRegularFile(String name) throws IOException {
+        return openFileVersion(name).channel();
     }
 
     /** What a directory listing shows of one entry; links are reported, never followed. */
@@ -543,6 +548,19 @@ public final class Workspace implements Closeable {
             try {
                 requireRegularFile(shownName, Files.readAttributes(OpenAt.path(fd), BasicFileAttributes.class));
                 return FileChannel.open(OpenAt.path(fd), access.reopen);
+            } finally {
+                OpenAt.close(fd);
+            }
+        }
+
+        /** Opens the target for reading like {@link #open}, with what its descriptor says it is. */
+        OpenedFile openVersion(String shownName) throws IOException {
+            int fd = OpenAt.open(dir.fd(), name, Access.READ);
+            try {
+                BasicFileAttributes attrs = Files.readAttributes(OpenAt.path(fd), BasicFileAttributes.class);
+                requireRegularFile(shownName, attrs);
+                return new OpenedFile(FileChannel.open(OpenAt.path(fd), Access.READ.reopen), attrs.fileKey(), attrs.size(),
+                        attrs.lastModifiedTime());
             } finally {
                 OpenAt.close(fd);
             }

@@ -144,7 +144,7 @@ public final class Benchmark {
 
             line("## Side by side with the reference Node server (Streamable HTTP)");
             line("");
-            line("Ours: `read_file` of 4 KiB (jar); theirs: `@modelcontextprotocol/server-everything` " + nodeVersion()
+            line("Ours: `read_file` of 4 KiB (jar); theirs: `@modelcontextprotocol/server-everything` " + packageVersion(root, "server-everything")
                     + ", `echo` tool (it has no file tool), each client with its own session as that server requires. Ratio "
                     + "below 1 means ours is faster (latency) and above 1 means ours does more (calls/s).");
             line("");
@@ -212,6 +212,7 @@ public final class Benchmark {
                 node.destroy();
             }
         }
+        report.append(Scaling.section(root, new long[] {1, 100, 1000}));
         System.out.print(report);
         Files.writeString(root.resolve("BENCHMARKS.md"), report.toString());
         System.out.println("\nwritten to " + root.resolve("BENCHMARKS.md"));
@@ -265,9 +266,10 @@ public final class Benchmark {
         System.out.println(report.substring(report.lastIndexOf("\n", report.length() - 2) + 1).strip());
     }
 
-    private String nodeVersion() {
+    /** The installed version of an npm package of the reference servers. */
+    static String packageVersion(Path root, String name) {
         try {
-            String json = Files.readString(root.resolve("bench/node/node_modules/@modelcontextprotocol/server-everything/package.json"));
+            String json = Files.readString(root.resolve("bench/node/node_modules/@modelcontextprotocol/" + name + "/package.json"));
             return json.replaceAll("(?s).*\"version\"\\s*:\\s*\"([^\"]+)\".*", "$1");
         } catch (Exception e) {
             return "(version unknown)";
@@ -279,7 +281,7 @@ public final class Benchmark {
                 + "\",\"arguments\":" + arguments + "}}";
     }
 
-    private static McpSyncClient connect(McpClientTransport transport) {
+    static McpSyncClient connect(McpClientTransport transport) {
         McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60))
                 .initializationTimeout(Duration.ofSeconds(30)).build();
         client.initialize();
