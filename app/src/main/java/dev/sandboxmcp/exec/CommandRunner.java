@@ -117,12 +117,12 @@ public final class CommandRunner implements AutoCloseable {
             OutputLog stdout = new OutputLog(headBytes, outputCapBytes);
             OutputLog stderr = new OutputLog(headBytes, outputCapBytes);
             if (stdin != null) {
-                Thread.ofVirtual().name("stdin-" + process.pid()).start(() -> feed(process, stdin));
+                SessionShell.pipeThread("stdin-" + process.pid(), () -> feed(process, stdin));
             }
-            Thread stdoutReader = Thread.ofVirtual().name("stdout-" + process.pid())
-                    .start(() -> drain(process.getInputStream(), stdout));
-            Thread stderrReader = Thread.ofVirtual().name("stderr-" + process.pid())
-                    .start(() -> drain(process.getErrorStream(), stderr));
+            Thread stdoutReader = SessionShell.pipeThread("stdout-" + process.pid(),
+                    () -> drain(process.getInputStream(), stdout));
+            Thread stderrReader = SessionShell.pipeThread("stderr-" + process.pid(),
+                    () -> drain(process.getErrorStream(), stderr));
 
             boolean budgeted = handover != null && handover.budget().compareTo(timeout) < 0;
             Duration wait = budgeted ? handover.budget() : timeout;

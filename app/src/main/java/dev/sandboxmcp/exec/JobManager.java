@@ -136,7 +136,7 @@ public final class JobManager implements AutoCloseable {
         Entry entry = new Entry(newId("job-"), command, cwdLabel, shell.process(), shell.tree(), Map.of("output", log),
                 System.nanoTime());
         jobs.put(entry.id, entry);
-        entry.watcher = Thread.ofVirtual().name("job-output-" + entry.id).start(() -> pump(entry, log));
+        entry.watcher = SessionShell.pipeThread("job-output-" + entry.id, () -> pump(entry, log));
         return entry.snapshot();
     }
 

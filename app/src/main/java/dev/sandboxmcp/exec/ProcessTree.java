@@ -2,7 +2,6 @@ package dev.sandboxmcp.exec;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,12 +31,9 @@ final class ProcessTree {
         this.marker = (markerEntry + "\0").getBytes(StandardCharsets.UTF_8);
         // Nothing started before the command can belong to it: only younger processes are
         // worth reading the environment of, which keeps a scan of a busy /proc cheap.
-        String[] leader = statFields(PROC.resolve(Long.toString(sessionId)));
-        this.leaderStartTicks = leader == null ? 0 : Long.parseLong(leader[STARTTIME]);
+        ProcStat leader = ProcStat.read(sessionId, new byte[ProcStat.BUFFER_BYTES]);
+        this.leaderStartTicks = leader == null ? 0 : leader.startTicks();
     }
-
-    /** Index of starttime (field 22 of /proc/pid/stat) in the fields after the command name. */
-    private static final int STARTTIME = 22 - 3;
 
     /**
      * Sends SIGTERM to every member, waits up to {@code grace} for them to go, then SIGKILLs
@@ -66,42 +62,44 @@ final class ProcessTree {
     /** Members that are still running (zombies are already dead and only wait to be reaped). */
     Set<Long> liveMembers() {
         Set<Long> members = new HashSet<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, ProcessTree::isPidDirectory)) {
-            for (Path entry : entries) {
-                long pid = Long.parseLong(entry.getFileName().toString());
-                if (pid != ProcessHandle.current().pid() && belongs(entry)) {
-                    members.add(pid);
-                }
+        String[] names = PROC.toFile().list();
+        if (names == null) {
+            return members; // /proc unreadable: nothing we can find, nothing we can kill
+        }
+        long self = ProcessHandle.current().pid();
+        byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
+        for (String name : names) {
+            long pid = pidOf(name);
+            if (pid > 0 && pid != self && belongs(pid, buffer)) {
+                members.add(pid);
             }
-        } catch (IOException e) {
-            // /proc unreadable: nothing we can find, nothing we can kill
         }
         return members;
     }
 
-    private boolean belongs(Path procEntry) {
-        String[] fields = statFields(procEntry);
-        if (fields == null) {
+    private boolean belongs(long pid, byte[] buffer) {
+        ProcStat stat = ProcStat.read(pid, buffer);
+        if (stat == null || stat.state() == 'Z' || stat.state() == 'X') {
             return false;
         }
-        String state = fields[0];
-        if (state.equals("Z") || state.equals("X")) {
-            return false;
-        }
-        if (Long.parseLong(fields[3]) == sessionId) {
-            return true;
-        }
-        return Long.parseLong(fields[STARTTIME]) >= leaderStartTicks && environmentHasMarker(procEntry);
+        return stat.session() == sessionId
+                || stat.startTicks() >= leaderStartTicks && environmentHasMarker(PROC.resolve(Long.toString(pid)));
     }
 
-    /** The fields of /proc/pid/stat after the command name (which may contain spaces), or null. */
-    private static String[] statFields(Path procEntry) {
-        try {
-            String stat = Files.readString(procEntry.resolve("stat"), StandardCharsets.ISO_8859_1);
-            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        } catch (IOException | RuntimeException gone) {
-            return null;
+    /** The number a /proc entry is named by, or -1 for the entries that are not processes. */
+    private static long pidOf(String name) {
+        if (name.isEmpty() || name.length() > 18) {
+            return -1;
         }
+        long pid = 0;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            pid = pid * 10 + (c - '0');
+        }
+        return pid;
     }
 
     private boolean environmentHasMarker(Path procEntry) {
@@ -124,11 +122,6 @@ final class ProcessTree {
             return true;
         }
         return false;
-    }
-
-    private static boolean isPidDirectory(Path entry) {
-        String name = entry.getFileName().toString();
-        return !name.isEmpty() && name.chars().allMatch(Character::isDigit);
     }
 
     private static void sleep(Duration duration) {

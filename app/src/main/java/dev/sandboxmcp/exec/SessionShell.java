@@ -3,22 +3,27 @@ package dev.sandboxmcp.exec;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
 /**
  * Starts {@code /bin/sh -lc <command>} as the leader of a session of its own, first in line for
  * the OOM killer, with exactly the given environment plus a marker that {@link ProcessTree} uses
- * to find everything it starts.
+ * to find everything it starts. One program is executed: the login shell itself, spawned in its
+ * new session by {@link PosixSpawn} (or, where that is unavailable, through {@code setsid(1)}).
  */
 final class SessionShell {
 
     /**
-     * Makes the command, and everything it starts, the first the kernel's OOM killer picks
-     * (raising one's own score needs no privilege), then runs it in a login shell ($0 is the
-     * command, passed as its own argument, untouched).
+     * Put before the command, on its first line (so line numbers in the shell's messages stay the
+     * command's own): makes the shell, and everything the command starts, the first the kernel's
+     * OOM killer picks (raising one's own score needs no privilege). It runs after the login
+     * profile and before the command; it leaves {@code $?} at 0 even where /proc is read-only.
      */
-    private static final String OOM_FIRST = "echo 1000 >/proc/self/oom_score_adj 2>/dev/null; exec /bin/sh -lc \"$0\"";
+    static final String OOM_FIRST = "echo 1000 2>/dev/null >/proc/self/oom_score_adj || :; ";
 
     /** Name of the environment entry that marks every process of one command. */
     static final String MARKER_VARIABLE = "SANDBOX_MCP_RUN";
@@ -37,14 +42,36 @@ final class SessionShell {
     static Started start(String command, Path workingDirectory, Map<String, String> environment, boolean pipeStdin,
             boolean mergeStderr) throws IOException {
         String marker = UUID.randomUUID().toString();
-        ProcessBuilder builder = new ProcessBuilder("setsid", "/bin/sh", "-c", OOM_FIRST, command)
+        Map<String, String> marked = new HashMap<>(environment);
+        marked.put(MARKER_VARIABLE, marker);
+        List<String> shell = List.of("/bin/sh", "-lc", OOM_FIRST + command);
+        Process process = PosixSpawn.available()
+                ? SpawnedProcess.start(shell, workingDirectory, marked, pipeStdin, mergeStderr)
+                : startWithSetsid(shell, workingDirectory, marked, pipeStdin, mergeStderr);
+        return new Started(process, new ProcessTree(process.pid(), MARKER_VARIABLE + "=" + marker));
+    }
+
+    /**
+     * Starts a thread that reads or writes one of a command's pipes. A platform thread, because
+     * those pipes are plain descriptors that {@code FileInputStream} waits on while holding its
+     * carrier: on virtual threads, two quiet commands would stall every other call of a
+     * two-CPU runner (JDK's own process pipes avoid this through an internal poller).
+     */
+    static Thread pipeThread(String name, Runnable body) {
+        return Thread.ofPlatform().daemon().name(name).start(body);
+    }
+
+    private static Process startWithSetsid(List<String> shell, Path workingDirectory, Map<String, String> environment,
+            boolean pipeStdin, boolean mergeStderr) throws IOException {
+        List<String> argv = new ArrayList<>();
+        argv.add("setsid");
+        argv.addAll(shell);
+        ProcessBuilder builder = new ProcessBuilder(argv)
                 .directory(workingDirectory.toFile())
                 .redirectInput(pipeStdin ? ProcessBuilder.Redirect.PIPE : ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectErrorStream(mergeStderr);
         builder.environment().clear();
         builder.environment().putAll(environment);
-        builder.environment().put(MARKER_VARIABLE, marker);
-        Process process = builder.start();
-        return new Started(process, new ProcessTree(process.pid(), MARKER_VARIABLE + "=" + marker));
+        return builder.start();
     }
 }

@@ -1,0 +1,69 @@
+package dev.sandboxmcp.exec;
+
+import java.io.FileInputStream;
+import java.io.IOException;
+
+/**
+ * The fields of {@code /proc/<pid>/stat} that {@link ProcessTree} needs, parsed from bytes: a
+ * scan reads one of these per process on the machine for every command, so it allocates no
+ * string and splits nothing.
+ *
+ * @param state      the one-letter state ({@code R}, {@code S}, {@code Z}...)
+ * @param session    the session id
+ * @param startTicks when the process started, in clock ticks after boot
+ */
+record ProcStat(char state, long session, long startTicks) {
+
+    /** Enough for any stat line: the command name in it is at most 64 bytes. */
+    static final int BUFFER_BYTES = 1024;
+
+    /** Positions after the command name: state is the first field, then ppid, pgrp, session. */
+    private static final int SESSION = 3;
+    /** starttime is field 22 of the line, the 19th after the command name. */
+    private static final int STARTTIME = 19;
+
+    /** Reads the stat of {@code pid} into {@code buffer}; null when the process is gone or unreadable. */
+    static ProcStat read(long pid, byte[] buffer) {
+        int length;
+        try (FileInputStream in = new FileInputStream("/proc/" + pid + "/stat")) {
+            length = in.readNBytes(buffer, 0, buffer.length);
+        } catch (IOException gone) {
+            return null;
+        }
+        return parse(buffer, length);
+    }
+
+    /** Parses a stat line; the command name may hold spaces and parentheses, so fields start after the last ')'. */
+    static ProcStat parse(byte[] line, int length) {
+        int at = length - 1;
+        while (at >= 0 && line[at] != ')') {
+            at--;
+        }
+        at += 2; // ") "
+        if (at <= 1 || at >= length) {
+            return null;
+        }
+        char state = (char) line[at];
+        long session = -1;
+        long startTicks = -1;
+        int field = 0;
+        for (int i = at; i < length && field <= STARTTIME; i++) {
+            if (line[i] == ' ') {
+                field++;
+                if (field == SESSION || field == STARTTIME) {
+                    long value = 0;
+                    int j = i + 1;
+                    for (; j < length && line[j] >= '0' && line[j] <= '9'; j++) {
+                        value = value * 10 + (line[j] - '0');
+                    }
+                    if (field == SESSION) {
+                        session = value;
+                    } else {
+                        startTicks = value;
+                    }
+                }
+            }
+        }
+        return session < 0 || startTicks < 0 ? null : new ProcStat(state, session, startTicks);
+    }
+}

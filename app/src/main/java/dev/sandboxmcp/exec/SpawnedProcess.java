@@ -1,0 +1,179 @@
+package dev.sandboxmcp.exec;
+
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A child started by {@link PosixSpawn}, seen as a {@link Process}, so the rest of the package
+ * handles it as it would one from {@code ProcessBuilder}: its pipes as streams, {@code waitFor},
+ * an exit value ({@code 128 + n} for a child killed by signal {@code n}, as {@code ProcessBuilder}
+ * reports), {@code onExit}. One platform thread per running child waits for it (a native wait
+ * would pin a virtual thread's carrier).
+ */
+final class SpawnedProcess extends Process {
+
+    private static final ExecutorService REAPERS = Executors.newCachedThreadPool(
+            Thread.ofPlatform().name("process-reaper").daemon().factory());
+
+    private final long pid;
+    private final OutputStream stdin;
+    private final InputStream stdout;
+    private final InputStream stderr;
+    private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+    /** Held while the pid is signalled and while it is reaped, so a reused pid is never signalled. */
+    private final Object reaping = new Object();
+    private boolean reaped;
+
+    private SpawnedProcess(PosixSpawn.Child child) throws IOException {
+        this.pid = child.pid();
+        this.stdin = child.stdinFd() < 0 ? closedOutput() : new FileOutputStream(reopen(child.stdinFd()));
+        this.stdout = new FileInputStream(reopen(child.stdoutFd()));
+        this.stderr = child.stderrFd() < 0 ? InputStream.nullInputStream() : new FileInputStream(reopen(child.stderrFd()));
+        REAPERS.execute(this::reap);
+    }
+
+    /** Starts {@code argv} as {@link PosixSpawn#spawn} does. */
+    static SpawnedProcess start(List<String> argv, Path directory, Map<String, String> environment, boolean pipeStdin,
+            boolean mergeStderr) throws IOException {
+        PosixSpawn.Child child = PosixSpawn.spawn(argv, directory, environment, pipeStdin, mergeStderr);
+        try {
+            return new SpawnedProcess(child);
+        } finally {
+            PosixSpawn.close(child.stdinFd());
+            PosixSpawn.close(child.stdoutFd());
+            PosixSpawn.close(child.stderrFd());
+        }
+    }
+
+    /**
+     * The pipe end as a Java stream: opened again through /proc (Java has no public way to adopt
+     * a raw descriptor) while the raw descriptor is still open, so the open never waits for a peer.
+     */
+    private static java.io.File reopen(int fd) {
+        return new java.io.File("/proc/self/fd/" + fd);
+    }
+
+    private static OutputStream closedOutput() {
+        OutputStream closed = OutputStream.nullOutputStream();
+        try {
+            closed.close();
+        } catch (IOException impossible) {
+            throw new AssertionError(impossible);
+        }
+        return closed; // writes fail as they do on a ProcessBuilder child whose stdin is not a pipe
+    }
+
+    private void reap() {
+        try {
+            int status = PosixSpawn.awaitExit(pid, () -> {
+                synchronized (reaping) {
+                    reaped = true;
+                }
+            });
+            int signal = status & 0x7f;
+            exit.complete(signal == 0 ? (status >> 8) & 0xff : 0x80 + signal);
+        } catch (IOException | RuntimeException e) {
+            exit.completeExceptionally(e);
+        }
+    }
+
+    @Override
+    public long pid() {
+        return pid;
+    }
+
+    @Override
+    public OutputStream getOutputStream() {
+        return stdin;
+    }
+
+    @Override
+    public InputStream getInputStream() {
+        return stdout;
+    }
+
+    @Override
+    public InputStream getErrorStream() {
+        return stderr;
+    }
+
+    @Override
+    public int waitFor() throws InterruptedException {
+        try {
+            return exit.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("waiting for process " + pid + " failed", e.getCause());
+        }
+    }
+
+    @Override
+    public boolean waitFor(long timeout, TimeUnit unit) throws InterruptedException {
+        try {
+            exit.get(timeout, unit);
+            return true;
+        } catch (TimeoutException stillRunning) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("waiting for process " + pid + " failed", e.getCause());
+        }
+    }
+
+    @Override
+    public int exitValue() {
+        if (!exit.isDone()) {
+            throw new IllegalThreadStateException("process " + pid + " has not exited");
+        }
+        return exit.join();
+    }
+
+    @Override
+    public boolean isAlive() {
+        return !exit.isDone();
+    }
+
+    @Override
+    public CompletableFuture<Process> onExit() {
+        return exit.handle((code, failure) -> this);
+    }
+
+    @Override
+    public void destroy() {
+        signal(false);
+    }
+
+    @Override
+    public Process destroyForcibly() {
+        signal(true);
+        return this;
+    }
+
+    @Override
+    public boolean supportsNormalTermination() {
+        return true;
+    }
+
+    private void signal(boolean forcibly) {
+        synchronized (reaping) {
+            if (!reaped) {
+                ProcessHandle.of(pid).ifPresent(forcibly ? ProcessHandle::destroyForcibly : ProcessHandle::destroy);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SpawnedProcess[pid=" + pid + ", exitValue=" + (exit.isDone() ? exit.join() : "running") + "]";
+    }
+}
