@@ -63,7 +63,7 @@ VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-scaling audit audit-report
+.PHONY: help build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-scaling bench-costs audit audit-report
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -195,6 +195,11 @@ bench-scaling: ## only the read_file scaling table of make bench (sizes in MB: S
 	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
 	$(MVN) -pl app,bench -am package -DskipTests
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Scaling . $(SCALING_MB)
+
+bench-costs: ## only the listing, edit and command-start table of make bench; prints it
+	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
+	$(MVN) -pl app,bench -am package -DskipTests
+	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Costs .
 
 lint: ## shellcheck the scripts
 	shellcheck infra/compose/protect-git.sh infra/image/build-base.sh infra/image/toolchain-env.sh infra/proxy/egress-proxy.sh tests/e2e/upstream/*.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run

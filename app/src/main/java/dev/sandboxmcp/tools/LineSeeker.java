@@ -45,19 +45,15 @@ final class LineSeeker {
             return from.offset() < size ? new Found(from) : end(index, from.line() - 1);
         }
         ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        long line = from.line(); // the line the scan is in
-        long checkpoint = index.nextCheckpoint();
-        if (checkpoint < line) {
-            checkpoint = Long.MAX_VALUE; // the scan starts past what the index knows: it has nothing to teach
-        }
-        long stop = Math.min(target, checkpoint);
+        Cursor cursor = new Cursor(index, target, size, from.line());
         boolean endedByNewline = true; // a line start is preceded by a newline, or is the file's start
         long position = from.offset();
         while (position < size) {
             buffer.clear().limit((int) Math.min(BUFFER_BYTES, size - position));
             int read = readFully(file, buffer, position);
             if (read == 0) {
-                return new End(endedByNewline ? line - 1 : line); // the file shrank: it ends here, for this call
+                // the file shrank: it ends here, for this call
+                return new End(endedByNewline ? cursor.line - 1 : cursor.line);
             }
             int i = 0;
             for (; i + Long.BYTES <= read; i += Long.BYTES) {
@@ -69,20 +65,14 @@ final class LineSeeker {
                 if (newlines == 0) {
                     continue;
                 }
-                if (line + Long.bitCount(newlines) < stop) {
-                    line += Long.bitCount(newlines);
+                if (cursor.line + Long.bitCount(newlines) < cursor.stop) {
+                    cursor.line += Long.bitCount(newlines);
                     continue;
                 }
                 for (; newlines != 0; newlines &= newlines - 1) {
-                    line++;
-                    long start = position + i + Long.numberOfTrailingZeros(newlines) / 8 + 1;
-                    if (line == checkpoint) {
-                        index.learn(line, start);
-                        checkpoint = Math.max(index.nextCheckpoint(), line + 1);
-                        stop = Math.min(target, checkpoint);
-                    }
-                    if (line == target) {
-                        return start < size ? new Found(new Position(line, start)) : end(index, line - 1);
+                    Outcome done = cursor.lineStartsAt(position + i + Long.numberOfTrailingZeros(newlines) / 8 + 1);
+                    if (done != null) {
+                        return done;
                     }
                 }
             }
@@ -92,22 +82,54 @@ final class LineSeeker {
                     return new Binary();
                 }
                 if (b == '\n') {
-                    line++;
-                    long start = position + i + 1;
-                    if (line == checkpoint) {
-                        index.learn(line, start);
-                        checkpoint = Math.max(index.nextCheckpoint(), line + 1);
-                        stop = Math.min(target, checkpoint);
-                    }
-                    if (line == target) {
-                        return start < size ? new Found(new Position(line, start)) : end(index, line - 1);
+                    Outcome done = cursor.lineStartsAt(position + i + 1);
+                    if (done != null) {
+                        return done;
                     }
                 }
             }
             endedByNewline = buffer.get(read - 1) == '\n';
             position += read;
         }
-        return end(index, endedByNewline ? line - 1 : line);
+        return end(index, endedByNewline ? cursor.line - 1 : cursor.line);
+    }
+
+    /**
+     * Where a scan is: the line it is in, and the next line it must stop at, whichever comes
+     * first of the target and the index's next checkpoint (which it learns on the way).
+     */
+    private static final class Cursor {
+        private final LineIndex index;
+        private final long target;
+        private final long size;
+        long line;
+        private long checkpoint;
+        long stop;
+
+        Cursor(LineIndex index, long target, long size, long line) {
+            this.index = index;
+            this.target = target;
+            this.size = size;
+            this.line = line;
+            long next = index.nextCheckpoint();
+            // A scan that starts past what the index knows has nothing to teach it.
+            this.checkpoint = next < line ? Long.MAX_VALUE : next;
+            this.stop = Math.min(target, checkpoint);
+        }
+
+        /** A newline was met and the next line starts at {@code start}: the outcome once the target is reached, else null. */
+        Outcome lineStartsAt(long start) {
+            line++;
+            if (line == checkpoint) {
+                index.learn(line, start);
+                checkpoint = Math.max(index.nextCheckpoint(), line + 1);
+                stop = Math.min(target, checkpoint);
+            }
+            if (line != target) {
+                return null;
+            }
+            return start < size ? new Found(new Position(line, start)) : end(index, line - 1);
+        }
     }
 
     private static End end(LineIndex index, long lines) {

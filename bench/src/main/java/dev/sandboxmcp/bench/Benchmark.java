@@ -213,6 +213,7 @@ public final class Benchmark {
             }
         }
         report.append(Scaling.section(root, new long[] {1, 100, 1000}));
+        report.append(Costs.section(root));
         System.out.print(report);
         Files.writeString(root.resolve("BENCHMARKS.md"), report.toString());
         System.out.println("\nwritten to " + root.resolve("BENCHMARKS.md"));
