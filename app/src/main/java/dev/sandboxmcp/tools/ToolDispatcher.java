@@ -20,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns {@link SandboxTool}s into the SDK's tool specifications for both kinds of server. Every
+ * Turns the tools' definitions ({@link ToolCatalog#definitions}) into the SDK's tool specifications
+ * for both kinds of server, each call carried out by a {@link ToolExecutor}. Every
  * call is checked against the tool's input schema here rather than in the SDK, so that refused
  * calls are audited too; every call is timed and audited, and nothing a handler throws reaches
  * the SDK: it becomes a tool result with {@code isError: true}.
