@@ -39,10 +39,6 @@ final class EditFileTool extends DefinedTool {
               "required": ["path", "replacements", "diff", "diff_truncated", "bytes"]
             }""";
 
-    private final Workspace workspace;
-    private final int maxBytes;
-    private final int diffChars;
-
     private static ToolSpec spec(Limits limits) {
         return new ToolSpec("edit_file", "Edit a text file",
                 "Replace exact text in a UTF-8 file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB). old_text "
@@ -50,6 +46,10 @@ final class EditFileTool extends DefinedTool {
                         + "error says how many matched. The file is replaced atomically and the result carries a unified diff.",
                 INPUT_SCHEMA, OUTPUT_SCHEMA.formatted(limits.diffChars() / 1024), Hints.destructive());
     }
+
+    private final Workspace workspace;
+    private final int maxBytes;
+    private final int diffChars;
 
     EditFileTool(Workspace workspace, Limits limits) {
         super(spec(limits));

@@ -42,9 +42,6 @@ final class ListDirectoryTool extends DefinedTool {
               "required": ["path", "entries", "truncated"]
             }""";
 
-    private final Workspace workspace;
-    private final int maxEntries;
-
     private static ToolSpec spec(Limits limits) {
         return new ToolSpec("list_directory", "List a directory",
                 "List names, kinds and sizes beneath a directory of the workspace, 1 to 3 levels deep, sorted by name, at most "
@@ -52,6 +49,9 @@ final class ListDirectoryTool extends DefinedTool {
                         + "their target and never followed.",
                 INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent());
     }
+
+    private final Workspace workspace;
+    private final int maxEntries;
 
     ListDirectoryTool(Workspace workspace, Limits limits) {
         super(spec(limits));

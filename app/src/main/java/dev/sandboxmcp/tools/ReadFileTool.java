@@ -48,12 +48,6 @@ final class ReadFileTool extends DefinedTool {
               "required": ["path", "content", "bytes", "first_line", "lines", "total_lines", "has_more", "line_truncated"]
             }""";
 
-    private final Workspace workspace;
-    private final LineIndexes indexes = new LineIndexes();
-    private final int maxBytes;
-    private final int pageBytes;
-    private final int pageLines;
-
     private static ToolSpec spec(Limits limits) {
         return new ToolSpec("read_file", "Read a text file",
                 "Read a UTF-8 text file in the workspace by pages of lines (default " + limits.pageLines() + " lines within "
@@ -63,6 +57,12 @@ final class ReadFileTool extends DefinedTool {
                         limits.fileMaxBytes() / 1024, limits.readLinesMax()),
                 OUTPUT_SCHEMA, Hints.readOnly().idempotent());
     }
+
+    private final Workspace workspace;
+    private final LineIndexes indexes = new LineIndexes();
+    private final int maxBytes;
+    private final int pageBytes;
+    private final int pageLines;
 
     ReadFileTool(Workspace workspace, Limits limits) {
         super(spec(limits));

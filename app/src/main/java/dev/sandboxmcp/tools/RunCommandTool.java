@@ -53,11 +53,6 @@ final class RunCommandTool extends DefinedTool {
                            "stdout_bytes", "stderr_bytes", "duration_ms", "still_running"]
             }""";
 
-    private final CommandRunner runner;
-    private final JobManager jobs;
-    private final Workspace workspace;
-    private final Limits limits;
-
     private static ToolSpec spec(Limits limits) {
         return new ToolSpec("run_command", "Run a shell command",
                 "Run /bin/sh -lc in the workspace: exit code, stdout, stderr. Still running after "
@@ -67,6 +62,11 @@ final class RunCommandTool extends DefinedTool {
                 INPUT_SCHEMA.formatted(limits.maxTimeout().toSeconds(), limits.defaultTimeout().toSeconds()), OUTPUT_SCHEMA,
                 Hints.destructive().openWorld());
     }
+
+    private final CommandRunner runner;
+    private final JobManager jobs;
+    private final Workspace workspace;
+    private final Limits limits;
 
     RunCommandTool(CommandRunner runner, JobManager jobs, Workspace workspace, Limits limits) {
         super(spec(limits));

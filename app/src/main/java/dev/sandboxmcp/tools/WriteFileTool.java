@@ -36,9 +36,6 @@ final class WriteFileTool extends DefinedTool {
               "required": ["path", "bytes_written", "appended"]
             }""";
 
-    private final Workspace workspace;
-    private final int maxBytes;
-
     private static ToolSpec spec(Limits limits) {
         return new ToolSpec("write_file", "Write a text file",
                 "Write UTF-8 text to a file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB per call). "
@@ -46,6 +43,9 @@ final class WriteFileTool extends DefinedTool {
                         + "permissions. With append=true the text is added at the end. The directory must already exist.",
                 INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive());
     }
+
+    private final Workspace workspace;
+    private final int maxBytes;
 
     WriteFileTool(Workspace workspace, Limits limits) {
         super(spec(limits));
