@@ -71,11 +71,31 @@ public record Limits(
     public static final int COMMAND_BYTES = 128 * 1024;
 
     public static Limits defaults() {
-        return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
-                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4,
-                Duration.ofSeconds(120), Duration.ofSeconds(10), Duration.ofSeconds(30), 16 * 1024, 1024,
-                Duration.ofSeconds(50), 16 * 1024, 64 * 1024, 2000, 16,
-                1024 * 1024, Duration.ofSeconds(5), 100_000, 2000, 128 * 1024);
+        return new Limits(
+                Duration.ofSeconds(30),     // defaultTimeout
+                Duration.ofSeconds(120),    // maxTimeout
+                Duration.ofSeconds(2),      // killGrace
+                256 * 1024,                 // outputCapBytes
+                1024 * 1024,                // fileMaxBytes
+                8,                          // maxConcurrentCommands
+                8 * 1024 * 1024,            // maxRequestBytes
+                Duration.ofSeconds(20),     // keepAlive
+                4,                          // maxJobs
+                Duration.ofSeconds(120),    // idleTimeout
+                Duration.ofSeconds(10),     // requestHeadTimeout
+                Duration.ofSeconds(30),     // requestBodyGrace
+                16 * 1024,                  // minRequestBytesPerSecond
+                1024,                       // maxConnections
+                Duration.ofSeconds(50),     // callBudget
+                16 * 1024,                  // outputViewBytes
+                64 * 1024,                  // pageBytes
+                2000,                       // pageLines
+                16,                         // keptOutputs
+                1024 * 1024,                // jobLogBytes
+                Duration.ofSeconds(5),      // progressInterval
+                100_000,                    // readLinesMax
+                2000,                       // listEntries
+                128 * 1024);                // diffChars
     }
 
     /** Background jobs remembered, running or finished (the oldest finished one is forgotten first). */
