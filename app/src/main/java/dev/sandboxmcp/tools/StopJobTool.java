@@ -8,14 +8,8 @@ import java.util.Optional;
 final class StopJobTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
-            {
-              "type": "object",
-              "properties": {
-                "id": {"type": "string", "minLength": 1}
-              },
-              "required": ["id"],
-              "additionalProperties": false
-            }""";
+            {"type": "object", "properties": {"id": {"type": "string", "minLength": 1}}, "required": ["id"],
+             "additionalProperties": false}""";
 
     private static final String OUTPUT_SCHEMA = """
             {
