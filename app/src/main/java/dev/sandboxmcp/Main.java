@@ -14,7 +14,6 @@ import dev.sandboxmcp.http.SandboxServer;
 import dev.sandboxmcp.runner.ChildRunner;
 import dev.sandboxmcp.runner.RunnerClient;
 import dev.sandboxmcp.runner.RunnerServer;
-import dev.sandboxmcp.tools.LocalTools;
 import dev.sandboxmcp.tools.ServerInstructions;
 import dev.sandboxmcp.tools.ToolCatalog;
 import dev.sandboxmcp.tools.ToolDispatcher;
@@ -37,8 +36,6 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Main {
 
-    /** Output kept per background job: the most recent bytes. */
-    static final int JOB_LOG_BYTES = 1024 * 1024;
     /** How long a health round waits for its checks, and how long one round's answer is reused. */
     static final Duration HEALTH_DEADLINE = Duration.ofSeconds(3);
     static final Duration HEALTH_REUSE = Duration.ofSeconds(5);
@@ -167,14 +164,14 @@ public final class Main {
         IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
         CommandRunner commands = new CommandRunner(environment, limits.outputCapBytes(), limits.outputViewBytes(),
                 limits.killGrace(), limits.maxConcurrentCommands(), sweep);
-        JobManager jobs = new JobManager(environment, JOB_LOG_BYTES, limits.killGrace(), limits.maxJobs(),
-                limits.maxJobs() * 4, limits.keptOutputs(), sweep);
+        JobManager jobs = new JobManager(environment, limits.jobLogBytes(), limits.killGrace(), limits.maxJobs(),
+                limits.keptJobs(), limits.keptOutputs(), sweep);
         HealthProbe health = new HealthProbe(List.of(
                 new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
                 new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
                 HEALTH_DEADLINE, HEALTH_REUSE);
         RunnerServer server = RunnerServer.start(config.socket(),
-                new LocalTools(ToolCatalog.handlers(workspace, commands, jobs, limits)), health,
+                ToolCatalog.local(workspace, commands, jobs, limits), health,
                 limits.maxRequestBytes() + 64 * 1024, RUNNER_CONNECTIONS);
         return () -> {
             server.close();

@@ -7,13 +7,24 @@ import java.time.Instant;
  * how it ended, never file contents, command output or credentials.
  *
  * @param target   the command line or the path the call named
- * @param outcome  "ok", "error", "timeout" or "cancelled" (by the client)
+ * @param outcome  how the call ended
  * @param exitCode the command's exit code, or null for file tools
  * @param bytes    bytes read, written or printed, or null when none
  * @param client   the caller's address, as far as the trusted proxies vouch for it
  * @param peer     the address of the TCP peer (a proxy, when there is one)
  * @param error    the error message given to the assistant, or null
  */
-public record AuditEvent(Instant time, String tool, String target, String outcome, Integer exitCode, Long bytes,
+public record AuditEvent(Instant time, String tool, String target, Outcome outcome, Integer exitCode, Long bytes,
         long durationMillis, String client, String peer, String error) {
+
+    /** How a call ended; the log spells it in lower case ("ok", "timeout"). */
+    public enum Outcome {
+        OK,
+        /** The tool answered with an error (bad arguments included). */
+        ERROR,
+        /** A command hit its deadline. */
+        TIMEOUT,
+        /** The client cancelled the call. */
+        CANCELLED
+    }
 }

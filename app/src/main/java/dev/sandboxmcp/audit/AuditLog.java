@@ -5,6 +5,7 @@ import io.modelcontextprotocol.json.McpJsonMapper;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /** Writes one JSON object per line, one line per tool call. */
@@ -23,7 +24,7 @@ public final class AuditLog {
         line.put("event", "tool_call");
         line.put("tool", event.tool());
         line.put("target", event.target());
-        line.put("outcome", event.outcome());
+        line.put("outcome", event.outcome().name().toLowerCase(Locale.ROOT));
         putIfPresent(line, "exit_code", event.exitCode());
         putIfPresent(line, "bytes", event.bytes());
         line.put("duration_ms", event.durationMillis());

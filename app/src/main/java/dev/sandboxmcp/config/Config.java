@@ -97,7 +97,12 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
                 reader.integer("MCP_OUTPUT_VIEW_BYTES", Math.min(defaults.outputViewBytes(), outputCap), 1024, outputCap),
                 defaults.pageBytes(),
                 defaults.pageLines(),
-                defaults.keptOutputs());
+                defaults.keptOutputs(),
+                defaults.jobLogBytes(),
+                defaults.progressInterval(),
+                defaults.readLinesMax(),
+                defaults.listEntries(),
+                defaults.diffChars());
         return limits;
     }
 

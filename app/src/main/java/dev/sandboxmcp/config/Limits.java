@@ -31,6 +31,12 @@ import java.time.Duration;
  * @param pageBytes          a page of job_output, and of read_file when no limit is given
  * @param pageLines          lines of a read_file page when no limit is given
  * @param keptOutputs        finished commands whose output stays readable by offset (the most recent)
+ * @param jobLogBytes        output kept of each background job: its most recent bytes
+ * @param progressInterval   how often a run_command call sends a progress notification, when the
+ *                           caller asked for them (it also keeps proxies from cutting the stream)
+ * @param readLinesMax       the most lines one read_file call may ask for (limit or tail)
+ * @param listEntries        entries a list_directory call shows at most; the result says when it cut
+ * @param diffChars          characters of edit_file's diff shown at most; the edit itself is never cut
  */
 public record Limits(
         Duration defaultTimeout,
@@ -51,13 +57,50 @@ public record Limits(
         int outputViewBytes,
         int pageBytes,
         int pageLines,
-        int keptOutputs) {
+        int keptOutputs,
+        int jobLogBytes,
+        Duration progressInterval,
+        int readLinesMax,
+        int listEntries,
+        int diffChars) {
+
+    /**
+     * The longest command line a shell can be handed, in bytes, its terminating NUL included: the
+     * kernel's MAX_ARG_STRLEN, a fact of Linux rather than a setting.
+     */
+    public static final int COMMAND_BYTES = 128 * 1024;
 
     public static Limits defaults() {
-        return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
-                256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4,
-                Duration.ofSeconds(120), Duration.ofSeconds(10), Duration.ofSeconds(30), 16 * 1024, 1024,
-                Duration.ofSeconds(50), 16 * 1024, 64 * 1024, 2000, 16);
+        return new Limits(
+                Duration.ofSeconds(30),     // defaultTimeout
+                Duration.ofSeconds(120),    // maxTimeout
+                Duration.ofSeconds(2),      // killGrace
+                256 * 1024,                 // outputCapBytes
+                1024 * 1024,                // fileMaxBytes
+                8,                          // maxConcurrentCommands
+                8 * 1024 * 1024,            // maxRequestBytes
+                Duration.ofSeconds(20),     // keepAlive
+                4,                          // maxJobs
+                Duration.ofSeconds(120),    // idleTimeout
+                Duration.ofSeconds(10),     // requestHeadTimeout
+                Duration.ofSeconds(30),     // requestBodyGrace
+                16 * 1024,                  // minRequestBytesPerSecond
+                1024,                       // maxConnections
+                Duration.ofSeconds(50),     // callBudget
+                16 * 1024,                  // outputViewBytes
+                64 * 1024,                  // pageBytes
+                2000,                       // pageLines
+                16,                         // keptOutputs
+                1024 * 1024,                // jobLogBytes
+                Duration.ofSeconds(5),      // progressInterval
+                100_000,                    // readLinesMax
+                2000,                       // listEntries
+                128 * 1024);                // diffChars
+    }
+
+    /** Background jobs remembered, running or finished (the oldest finished one is forgotten first). */
+    public int keptJobs() {
+        return maxJobs * 4;
     }
 
     /** How long a request body of {@code bytes} may take to arrive, from the end of the request's head. */

@@ -9,7 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code edit_file}: exact-text replacement in a file, written atomically, with a unified diff. */
-public final class EditFileTool extends DefinedTool {
+final class EditFileTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -33,25 +33,29 @@ public final class EditFileTool extends DefinedTool {
                 "path": {"type": "string"},
                 "replacements": {"type": "integer"},
                 "diff": {"type": "string", "description": "Unified diff of the change."},
-                "diff_truncated": {"type": "boolean", "description": "The diff was cut (at 128 KiB); the edit itself is complete."},
+                "diff_truncated": {"type": "boolean", "description": "The diff was cut (at %d KiB); the edit itself is complete."},
                 "bytes": {"type": "integer", "description": "Size of the file after the edit."}
               },
               "required": ["path", "replacements", "diff", "diff_truncated", "bytes"]
             }""";
 
-    private static final int MAX_DIFF_CHARS = 128 * 1024;
-
-    private final Workspace workspace;
-    private final int maxBytes;
-
-    public EditFileTool(Workspace workspace, Limits limits) {
-        this.workspace = workspace;
-        this.maxBytes = limits.fileMaxBytes();
-        super(Schemas.tool("edit_file", "Edit a text file",
+    private static ToolSpec spec(Limits limits) {
+        return new ToolSpec("edit_file", "Edit a text file",
                 "Replace exact text in a UTF-8 file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB). old_text "
                         + "must occur exactly expected_replacements times (default 1); otherwise nothing changes and the "
                         + "error says how many matched. The file is replaced atomically and the result carries a unified diff.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Edit a text file", false, true, false, false)));
+                INPUT_SCHEMA, OUTPUT_SCHEMA.formatted(limits.diffChars() / 1024), Hints.destructive());
+    }
+
+    private final Workspace workspace;
+    private final int maxBytes;
+    private final int diffChars;
+
+    EditFileTool(Workspace workspace, Limits limits) {
+        super(spec(limits));
+        this.workspace = workspace;
+        this.maxBytes = limits.fileMaxBytes();
+        this.diffChars = limits.diffChars();
     }
 
     @Override
@@ -102,7 +106,7 @@ public final class EditFileTool extends DefinedTool {
                 return tooLarge(path, bytes.length);
             }
             workspace.replaceIfUnchanged(path, original, bytes);
-            EditDiff diff = EditDiff.of(path, before, after, MAX_DIFF_CHARS);
+            EditDiff diff = EditDiff.of(path, before, after, diffChars);
             Map<String, Object> structured = new LinkedHashMap<>();
             structured.put("path", path);
             structured.put("replacements", matches);

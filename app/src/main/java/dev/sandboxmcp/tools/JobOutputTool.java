@@ -11,7 +11,7 @@ import java.util.Optional;
  * {@code job_output}: a page of a job's output (or of a finished command's kept output, by its
  * output_id), and whether it still runs.
  */
-public final class JobOutputTool extends DefinedTool {
+final class JobOutputTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -26,22 +26,35 @@ public final class JobOutputTool extends DefinedTool {
               "additionalProperties": false
             }""";
 
+    private static final String OUTPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+            %s,
+                "stream": {"type": "string"},
+                "output": {"type": "string"},
+                "offset": {"type": "integer"},
+                "next_offset": {"type": "integer"},
+                "dropped_bytes": {"type": "integer"},
+                "has_more": {"type": "boolean"}
+              },
+              "required": ["id", "running", "stream", "output", "offset", "next_offset", "has_more"]
+            }""".formatted(JobResults.JOB_PROPERTIES);
+
+    private static ToolSpec spec(Limits limits) {
+        return new ToolSpec("job_output", "Read a job's output",
+                "Read a job's output, or a run_command's by its output_id, from a byte offset (" + limits.pageBytes() / 1024
+                        + " KiB a page), with whether it still runs and its exit code.",
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly());
+    }
+
     private final JobManager jobs;
     private final int pageBytes;
 
-    public JobOutputTool(JobManager jobs, Limits limits) {
+    JobOutputTool(JobManager jobs, Limits limits) {
+        super(spec(limits));
         this.jobs = jobs;
         this.pageBytes = limits.pageBytes();
-        super(Schemas.tool("job_output", "Read a job's output",
-                "Read a job's output, or a run_command's by its output_id, from a byte offset (" + limits.pageBytes() / 1024
-                        + " KiB a page), with whether it still runs and its exit code.",
-                INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + ","
-                        + "\"stream\":{\"type\":\"string\"},"
-                        + "\"output\":{\"type\":\"string\"},\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"},"
-                        + "\"dropped_bytes\":{\"type\":\"integer\"},"
-                        + "\"has_more\":{\"type\":\"boolean\"}},"
-                        + "\"required\":[\"id\",\"running\",\"stream\",\"output\",\"offset\",\"next_offset\",\"has_more\"]}",
-                Schemas.annotations("Read a job's output", true, false, false, false)));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
@@ -7,12 +8,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** {@code list_directory}: names, kinds and sizes beneath a directory, links shown, never followed. */
-public final class ListDirectoryTool extends DefinedTool {
-
-    static final int MAX_ENTRIES = 2000;
+final class ListDirectoryTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -42,15 +42,21 @@ public final class ListDirectoryTool extends DefinedTool {
               "required": ["path", "entries", "truncated"]
             }""";
 
-    private final Workspace workspace;
-
-    public ListDirectoryTool(Workspace workspace) {
-        this.workspace = workspace;
-        super(Schemas.tool("list_directory", "List a directory",
+    private static ToolSpec spec(Limits limits) {
+        return new ToolSpec("list_directory", "List a directory",
                 "List names, kinds and sizes beneath a directory of the workspace, 1 to 3 levels deep, sorted by name, at most "
-                        + MAX_ENTRIES + " entries (the result says when the cap cut it). Symbolic links are shown with "
+                        + limits.listEntries() + " entries (the result says when the cap cut it). Symbolic links are shown with "
                         + "their target and never followed.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("List a directory", true, false, true, false)));
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent());
+    }
+
+    private final Workspace workspace;
+    private final int maxEntries;
+
+    ListDirectoryTool(Workspace workspace, Limits limits) {
+        super(spec(limits));
+        this.workspace = workspace;
+        this.maxEntries = limits.listEntries();
     }
 
     @Override
@@ -63,7 +69,7 @@ public final class ListDirectoryTool extends DefinedTool {
         boolean hidden = arguments.optionalBoolean("include_hidden", false);
         Workspace.Listing listing;
         try {
-            listing = workspace.list(path, (int) depth, hidden, MAX_ENTRIES);
+            listing = workspace.list(path, (int) depth, hidden, maxEntries);
         } catch (WorkspaceException e) {
             boolean file = e.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY;
             return ToolResponse.failure(path, e.getMessage() + (file ? "; to see a file, use read_file" : ""));
@@ -75,20 +81,20 @@ public final class ListDirectoryTool extends DefinedTool {
         for (Workspace.Entry entry : listing.entries()) {
             Map<String, Object> item = new LinkedHashMap<>();
             item.put("path", entry.path());
-            item.put("kind", entry.kind());
+            item.put("kind", entry.kind().name().toLowerCase(Locale.ROOT));
             item.put("size", entry.size());
             if (entry.linkTarget() != null) {
                 item.put("target", entry.linkTarget());
             }
             entries.add(item);
             text.append(switch (entry.kind()) {
-                case "directory" -> Names.display(entry.path()) + "/";
-                case "symlink" -> Names.display(entry.path()) + " -> " + Names.display(entry.linkTarget());
-                default -> Names.display(entry.path()) + "  (" + entry.size() + " bytes)";
+                case DIRECTORY -> Names.display(entry.path()) + "/";
+                case SYMLINK -> Names.display(entry.path()) + " -> " + Names.display(entry.linkTarget());
+                case FILE, OTHER -> Names.display(entry.path()) + "  (" + entry.size() + " bytes)";
             }).append('\n');
         }
         if (listing.truncated()) {
-            text.append("[cut at ").append(MAX_ENTRIES).append(" entries: list a subdirectory or use a smaller depth]\n");
+            text.append("[cut at ").append(maxEntries).append(" entries: list a subdirectory or use a smaller depth]\n");
         }
         if (entries.isEmpty()) {
             text.append("(empty)\n");

@@ -7,18 +7,31 @@ import java.util.List;
 import java.util.Map;
 
 /** {@code list_jobs}: the background jobs this server knows. */
-public final class ListJobsTool extends DefinedTool {
+final class ListJobsTool extends DefinedTool {
+
+    private static final String INPUT_SCHEMA = """
+            {"type": "object", "properties": {}, "additionalProperties": false}""";
+
+    private static final String OUTPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+                "jobs": {"type": "array", "items": {"type": "object", "properties": {
+            %s
+                }}}
+              },
+              "required": ["jobs"]
+            }""".formatted(JobResults.JOB_PROPERTIES);
+
+    private static final ToolSpec SPEC = new ToolSpec("list_jobs", "List background jobs",
+            "List the background jobs this server knows, running and finished, oldest first.",
+            INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent());
 
     private final JobManager jobs;
 
-    public ListJobsTool(JobManager jobs) {
+    ListJobsTool(JobManager jobs) {
+        super(SPEC);
         this.jobs = jobs;
-        super(Schemas.tool("list_jobs", "List background jobs",
-                "List the background jobs this server knows, running and finished, oldest first.",
-                "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
-                "{\"type\":\"object\",\"properties\":{\"jobs\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-                        + "\"properties\":{" + JobResults.JOB_PROPERTIES + "}}}},\"required\":[\"jobs\"]}",
-                Schemas.annotations("List background jobs", true, false, true, false)));
     }
 
     @Override

@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code read_file}: the UTF-8 text of a file beneath the workspace. */
-public final class ReadFileTool extends DefinedTool {
+final class ReadFileTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -19,9 +19,9 @@ public final class ReadFileTool extends DefinedTool {
               "properties": {
                 "path": {"type": "string", "minLength": 1, "description": "Relative to the workspace root."},
                 "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 100000,
+                "limit": {"type": "integer", "minimum": 1, "maximum": %d,
                   "description": "Most lines to return (default %d, within %d KiB; with limit, within %d KiB)."},
-                "tail": {"type": "integer", "minimum": 1, "maximum": 100000,
+                "tail": {"type": "integer", "minimum": 1, "maximum": %d,
                   "description": "The last N lines instead (logs), read from the end: first_line and total_lines are null."}
               },
               "required": ["path"],
@@ -48,23 +48,28 @@ public final class ReadFileTool extends DefinedTool {
               "required": ["path", "content", "bytes", "first_line", "lines", "total_lines", "has_more", "line_truncated"]
             }""";
 
+    private static ToolSpec spec(Limits limits) {
+        return new ToolSpec("read_file", "Read a text file",
+                "Read a UTF-8 text file in the workspace by pages of lines (default " + limits.pageLines() + " lines within "
+                        + limits.pageBytes() / 1024 + " KiB), with the total line count and the offset of the next page; "
+                        + "tail=N reads the last N lines. Paths are relative to the workspace root and cannot leave it.",
+                INPUT_SCHEMA.formatted(limits.readLinesMax(), limits.pageLines(), limits.pageBytes() / 1024,
+                        limits.fileMaxBytes() / 1024, limits.readLinesMax()),
+                OUTPUT_SCHEMA, Hints.readOnly().idempotent());
+    }
+
     private final Workspace workspace;
     private final LineIndexes indexes = new LineIndexes();
     private final int maxBytes;
     private final int pageBytes;
     private final int pageLines;
 
-    public ReadFileTool(Workspace workspace, Limits limits) {
+    ReadFileTool(Workspace workspace, Limits limits) {
+        super(spec(limits));
         this.workspace = workspace;
         this.maxBytes = limits.fileMaxBytes();
         this.pageBytes = limits.pageBytes();
         this.pageLines = limits.pageLines();
-        super(Schemas.tool("read_file", "Read a text file",
-                "Read a UTF-8 text file in the workspace by pages of lines (default " + limits.pageLines() + " lines within "
-                        + limits.pageBytes() / 1024 + " KiB), with the total line count and the offset of the next page; "
-                        + "tail=N reads the last N lines. Paths are relative to the workspace root and cannot leave it.",
-                INPUT_SCHEMA.formatted(limits.pageLines(), limits.pageBytes() / 1024, limits.fileMaxBytes() / 1024),
-                OUTPUT_SCHEMA, Schemas.annotations("Read a text file", true, false, true, false)));
     }
 
     @Override

@@ -16,7 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code run_command}: a shell command in the workspace, bounded in time and output. */
-public final class RunCommandTool extends DefinedTool {
+final class RunCommandTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -53,26 +53,27 @@ public final class RunCommandTool extends DefinedTool {
                            "stdout_bytes", "stderr_bytes", "duration_ms", "still_running"]
             }""";
 
-    static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(5);
+    private static ToolSpec spec(Limits limits) {
+        return new ToolSpec("run_command", "Run a shell command",
+                "Run /bin/sh -lc in the workspace: exit code, stdout, stderr. Still running after "
+                        + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
+                        + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
+                        + "tail); job_output with output_id reads the rest. Leftover background processes are killed.",
+                INPUT_SCHEMA.formatted(limits.maxTimeout().toSeconds(), limits.defaultTimeout().toSeconds()), OUTPUT_SCHEMA,
+                Hints.destructive().openWorld());
+    }
 
     private final CommandRunner runner;
     private final JobManager jobs;
     private final Workspace workspace;
     private final Limits limits;
 
-    public RunCommandTool(CommandRunner runner, JobManager jobs, Workspace workspace, Limits limits) {
+    RunCommandTool(CommandRunner runner, JobManager jobs, Workspace workspace, Limits limits) {
+        super(spec(limits));
         this.runner = runner;
         this.jobs = jobs;
         this.workspace = workspace;
         this.limits = limits;
-        long max = limits.maxTimeout().toSeconds();
-        super(Schemas.tool("run_command", "Run a shell command",
-                "Run /bin/sh -lc in the workspace: exit code, stdout, stderr. Still running after "
-                        + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
-                        + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
-                        + "tail); job_output with output_id reads the rest. Leftover background processes are killed.",
-                INPUT_SCHEMA.formatted(max, limits.defaultTimeout().toSeconds()), OUTPUT_SCHEMA,
-                Schemas.annotations("Run a shell command", false, true, false, true)));
     }
 
     @Override
@@ -99,7 +100,7 @@ public final class RunCommandTool extends DefinedTool {
             return ToolResponse.failure(command, "stdin is " + input.length + " bytes, over the limit of " + limits.fileMaxBytes()
                     + "; write it to a file with write_file and redirect it instead");
         }
-        Thread ticker = startTicker(progress, Math.min(timeoutSeconds, limits.callBudget().toSeconds()));
+        Thread ticker = startTicker(progress, limits.progressInterval(), Math.min(timeoutSeconds, limits.callBudget().toSeconds()));
         try {
             CommandResult result = runner.run(command, directory, Duration.ofSeconds(timeoutSeconds), input,
                     new CommandRunner.Handover(limits.callBudget(), jobs, cwd));
@@ -118,8 +119,8 @@ public final class RunCommandTool extends DefinedTool {
         }
     }
 
-    /** Every few seconds, a progress notification, so that streams stay alive behind proxies. */
-    private static Thread startTicker(Progress progress, long timeoutSeconds) {
+    /** Every {@code interval}, a progress notification, so that streams stay alive behind proxies. */
+    private static Thread startTicker(Progress progress, Duration interval, long timeoutSeconds) {
         if (progress == Progress.NONE) {
             return null;
         }
@@ -127,7 +128,7 @@ public final class RunCommandTool extends DefinedTool {
         return Thread.ofVirtual().name("progress").start(() -> {
             try {
                 while (true) {
-                    Thread.sleep(PROGRESS_INTERVAL);
+                    Thread.sleep(interval);
                     long seconds = Duration.ofNanos(System.nanoTime() - started).toSeconds();
                     progress.report(seconds, (double) timeoutSeconds, "running for " + seconds + " s");
                 }

@@ -8,7 +8,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /** {@code start_job}: a command in the background, for work that outlives one call. */
-public final class StartJobTool extends DefinedTool {
+final class StartJobTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -21,18 +21,27 @@ public final class StartJobTool extends DefinedTool {
               "additionalProperties": false
             }""";
 
+    private static final String OUTPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+            %s
+              },
+              "required": ["id", "command", "running"]
+            }""".formatted(JobResults.JOB_PROPERTIES);
+
+    private static final ToolSpec SPEC = new ToolSpec("start_job", "Start a background job",
+            "Start a shell command in the background (servers, builds) with no deadline and return its id at once; "
+                    + "job_output reads its combined output, stop_job ends it.",
+            INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().openWorld());
+
     private final JobManager jobs;
     private final Workspace workspace;
 
-    public StartJobTool(JobManager jobs, Workspace workspace) {
+    StartJobTool(JobManager jobs, Workspace workspace) {
+        super(SPEC);
         this.jobs = jobs;
         this.workspace = workspace;
-        super(Schemas.tool("start_job", "Start a background job",
-                "Start a shell command in the background (servers, builds) with no deadline and return its id at once; "
-                        + "job_output reads its combined output, stop_job ends it.",
-                INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + "},"
-                        + "\"required\":[\"id\",\"command\",\"running\"]}",
-                Schemas.annotations("Start a background job", false, true, false, true)));
     }
 
     @Override

@@ -5,22 +5,31 @@ import dev.sandboxmcp.exec.JobManager;
 import java.util.Optional;
 
 /** {@code stop_job}: kills a job's whole process tree. */
-public final class StopJobTool extends DefinedTool {
+final class StopJobTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {"type": "object", "properties": {"id": {"type": "string", "minLength": 1}}, "required": ["id"],
              "additionalProperties": false}""";
 
+    private static final String OUTPUT_SCHEMA = """
+            {
+              "type": "object",
+              "properties": {
+            %s
+              },
+              "required": ["id", "running"]
+            }""".formatted(JobResults.JOB_PROPERTIES);
+
+    private static final ToolSpec SPEC = new ToolSpec("stop_job", "Stop a background job",
+            "Stop a background job: SIGTERM to its whole process tree, SIGKILL after a short grace. Its output stays "
+                    + "readable with job_output.",
+            INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().idempotent());
+
     private final JobManager jobs;
 
-    public StopJobTool(JobManager jobs) {
+    StopJobTool(JobManager jobs) {
+        super(SPEC);
         this.jobs = jobs;
-        super(Schemas.tool("stop_job", "Stop a background job",
-                "Stop a background job: SIGTERM to its whole process tree, SIGKILL after a short grace. Its output stays "
-                        + "readable with job_output.",
-                INPUT_SCHEMA, "{\"type\":\"object\",\"properties\":{" + JobResults.JOB_PROPERTIES + "},"
-                        + "\"required\":[\"id\",\"running\"]}",
-                Schemas.annotations("Stop a background job", false, true, true, false)));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.config.Limits;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -23,10 +24,7 @@ public final class ToolArguments {
         return text;
     }
 
-    /** A shell command line: not blank, and without NUL bytes, which no shell can take. */
-    /** MAX_ARG_STRLEN: the kernel's limit on one exec argument, its terminating NUL included. */
-    static final int MAX_COMMAND_BYTES = 128 * 1024;
-
+    /** A shell command line: not blank, without NUL bytes (no shell can take them), and short enough to exec. */
     public String requiredCommand(String name) throws ToolInputException {
         String command = requiredString(name);
         if (command.isBlank()) {
@@ -36,9 +34,9 @@ public final class ToolArguments {
             throw new ToolInputException("argument '" + name + "' contains a NUL byte, which a shell cannot take");
         }
         int bytes = command.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes >= MAX_COMMAND_BYTES) {
+        if (bytes >= Limits.COMMAND_BYTES) {
             throw new ToolInputException("argument '" + name + "' is " + bytes + " bytes; Linux takes at most "
-                    + (MAX_COMMAND_BYTES - 1) + " in one argument. Write the script with write_file and run it with sh");
+                    + (Limits.COMMAND_BYTES - 1) + " in one argument. Write the script with write_file and run it with sh");
         }
         return command;
     }

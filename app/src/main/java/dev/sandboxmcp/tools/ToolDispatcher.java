@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.audit.AuditEvent;
+import dev.sandboxmcp.audit.AuditEvent.Outcome;
 import dev.sandboxmcp.audit.AuditLog;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonDefaults;
@@ -19,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns {@link SandboxTool}s into the SDK's tool specifications for both kinds of server. Every
+ * Turns the tools' definitions ({@link ToolCatalog#definitions}) into the SDK's tool specifications
+ * for both kinds of server, each call carried out by a {@link ToolExecutor}. Every
  * call is checked against the tool's input schema here rather than in the SDK, so that refused
  * calls are audited too; every call is timed and audited, and nothing a handler throws reaches
  * the SDK: it becomes a tool result with {@code isError: true}.
@@ -91,7 +93,7 @@ public final class ToolDispatcher {
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         CallerAddress caller = context == null || !(context.get(CALLER_KEY) instanceof CallerAddress c)
                 ? CallerAddress.UNKNOWN : c;
-        audit.record(new AuditEvent(Instant.now(), name, target, cancellation.cancelled() ? "cancelled" : outcome(response),
+        audit.record(new AuditEvent(Instant.now(), name, target, cancellation.cancelled() ? Outcome.CANCELLED : outcome(response),
                 response.exitCode(),
                 response.bytes(), millis, caller.client(), caller.peer(), response.error() ? response.text() : null));
         return toResult(response);
@@ -111,11 +113,11 @@ public final class ToolDispatcher {
                 + "it); its outcome is unknown: check before repeating the call");
     }
 
-    private static String outcome(ToolResponse response) {
+    private static Outcome outcome(ToolResponse response) {
         if (response.timedOut()) {
-            return "timeout";
+            return Outcome.TIMEOUT;
         }
-        return response.error() ? "error" : "ok";
+        return response.error() ? Outcome.ERROR : Outcome.OK;
     }
 
     private static CallToolResult toResult(ToolResponse response) {

@@ -9,7 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code write_file}: replace (atomically) or append UTF-8 text beneath the workspace. */
-public final class WriteFileTool extends DefinedTool {
+final class WriteFileTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {
@@ -36,17 +36,21 @@ public final class WriteFileTool extends DefinedTool {
               "required": ["path", "bytes_written", "appended"]
             }""";
 
-    private final Workspace workspace;
-    private final int maxBytes;
-
-    public WriteFileTool(Workspace workspace, Limits limits) {
-        this.workspace = workspace;
-        this.maxBytes = limits.fileMaxBytes();
-        super(Schemas.tool("write_file", "Write a text file",
+    private static ToolSpec spec(Limits limits) {
+        return new ToolSpec("write_file", "Write a text file",
                 "Write UTF-8 text to a file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB per call). "
                         + "Replacing is atomic: readers see the old file or the new one, never a mix; the file keeps its "
                         + "permissions. With append=true the text is added at the end. The directory must already exist.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Schemas.annotations("Write a text file", false, true, false, false)));
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive());
+    }
+
+    private final Workspace workspace;
+    private final int maxBytes;
+
+    WriteFileTool(Workspace workspace, Limits limits) {
+        super(spec(limits));
+        this.workspace = workspace;
+        this.maxBytes = limits.fileMaxBytes();
     }
 
     @Override

@@ -133,7 +133,10 @@ public final class Workspace implements Closeable {
     }
 
     /** What a directory listing shows of one entry; links are reported, never followed. */
-    public record Entry(String path, String kind, long size, String linkTarget) {
+    public record Entry(String path, Kind kind, long size, String linkTarget) {
+
+        /** What an entry is, as lstat sees it. */
+        public enum Kind { FILE, DIRECTORY, SYMLINK, OTHER }
     }
 
     /** A listing, and whether the entry cap cut it short. */
@@ -184,9 +187,9 @@ public final class Workspace implements Closeable {
                 } catch (IOException e) {
                     target = "?";
                 }
-                entries.add(new Entry(path, "symlink", a.size(), target));
+                entries.add(new Entry(path, Entry.Kind.SYMLINK, a.size(), target));
             } else if (a.isDirectory()) {
-                entries.add(new Entry(path, "directory", 0, null));
+                entries.add(new Entry(path, Entry.Kind.DIRECTORY, 0, null));
                 if (depth > 1) {
                     try (Directory sub = Directory.open(dir.fd(), childName, Access.DIRECTORY)) {
                         if (!listInto(sub, path + "/", depth - 1, includeHidden, maxEntries, entries)) {
@@ -197,7 +200,7 @@ public final class Workspace implements Closeable {
                     }
                 }
             } else {
-                entries.add(new Entry(path, a.isRegularFile() ? "file" : "other", a.size(), null));
+                entries.add(new Entry(path, a.isRegularFile() ? Entry.Kind.FILE : Entry.Kind.OTHER, a.size(), null));
             }
         }
         return true;

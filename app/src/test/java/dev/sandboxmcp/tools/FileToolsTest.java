@@ -36,7 +36,7 @@ class FileToolsTest {
         workspace = Workspace.open(root);
         read = new ReadFileTool(workspace, Limits.defaults());
         edit = new EditFileTool(workspace, Limits.defaults());
-        list = new ListDirectoryTool(workspace);
+        list = new ListDirectoryTool(workspace, Limits.defaults());
     }
 
     @AfterEach
@@ -199,17 +199,17 @@ class FileToolsTest {
 
     @Test
     void listCapHoldsAtItsEdge() throws Exception {
-        for (int i = 0; i <= ListDirectoryTool.MAX_ENTRIES; i++) {
+        for (int i = 0; i <= Limits.defaults().listEntries(); i++) {
             Files.writeString(root.resolve(String.format("f%05d", i)), "");
         }
         ToolResponse over = call(list, Map.of());
         assertThat(over.structured()).containsEntry("truncated", true);
-        assertThat((List<?>) over.structured().get("entries")).hasSize(ListDirectoryTool.MAX_ENTRIES);
-        assertThat(over.text()).contains("cut at " + ListDirectoryTool.MAX_ENTRIES);
+        assertThat((List<?>) over.structured().get("entries")).hasSize(Limits.defaults().listEntries());
+        assertThat(over.text()).contains("cut at " + Limits.defaults().listEntries());
         Files.delete(root.resolve("f00000"));
         ToolResponse exact = call(list, Map.of());
         assertThat(exact.structured()).containsEntry("truncated", false);
-        assertThat((List<?>) exact.structured().get("entries")).hasSize(ListDirectoryTool.MAX_ENTRIES);
+        assertThat((List<?>) exact.structured().get("entries")).hasSize(Limits.defaults().listEntries());
     }
 
     @Test
@@ -218,7 +218,7 @@ class FileToolsTest {
                 java.time.Duration.ofSeconds(1), 2);
         try {
             RunCommandTool run = new RunCommandTool(runner, null, workspace, Limits.defaults());
-            String longest = "echo ok #" + "x".repeat(ToolArguments.MAX_COMMAND_BYTES - 1 - "echo ok #".length());
+            String longest = "echo ok #" + "x".repeat(Limits.COMMAND_BYTES - 1 - "echo ok #".length());
             ToolResponse exact = call(run, Map.of("command", longest));
             assertThat(exact.structured()).containsEntry("exit_code", 0).containsEntry("stdout", "ok\n");
             assertThatThrownBy(() -> call(run, Map.of("command", longest + "x"))).isInstanceOf(ToolInputException.class)
