@@ -43,7 +43,7 @@ COMPOSE_FILE := infra/compose/compose.yaml
 GIT_OVERRIDE := infra/compose/protect-git.generated.yaml
 SANDBOX_PROTECT_GIT ?= on
 SANDBOX_PROTECT_GIT_DEPTH ?= 4
-# Egress by allow-list (README, "Egress"): empty, the runner has no network; set, the proxy and
+# Egress by allow-list (docs/egress.md): empty, the runner has no network; set, the proxy and
 # its two networks are laid over the pair. down and logs always name both files.
 SANDBOX_EGRESS_ALLOW ?=
 SANDBOX_EGRESS_ALLOW_PRIVATE ?=

@@ -2,9 +2,9 @@
 # protect-git.sh WORKSPACE OUTPUT: writes a compose override that mounts, in the runner, each git
 # repository's configuration and hooks read-only over the workspace mount, so that a command in
 # the sandbox cannot plant something that git on the host then runs (core.fsmonitor, an alias, a
-# hook; see README, "Security model"). `make up` runs it before compose; so does the e2e suite.
+# hook; see docs/security.md). `make up` runs it before compose; so does the e2e suite.
 #
-#   SANDBOX_PROTECT_GIT=off          write an override that mounts nothing (the risk: README)
+#   SANDBOX_PROTECT_GIT=off          write an override that mounts nothing (the risk: docs/security.md)
 #   SANDBOX_PROTECT_GIT_DEPTH=4      how deep below WORKSPACE to look for repositories
 #
 # For each git directory found (a .git directory, the target of a .git file inside WORKSPACE, the
