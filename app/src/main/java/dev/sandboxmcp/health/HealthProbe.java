@@ -17,14 +17,14 @@ import org.slf4j.LoggerFactory;
  * What {@code /healthz} answers: whether the parts a tool call needs still work, not only that
  * a thread is left to answer. Each {@link Check} runs the way a call would (a file system
  * lookup, a process start) on a thread of its own, and the probe waits at most
- * {@code deadline} for all of them: a check that hangs (a inFlight mount, a pinned scheduler) is a
+ * {@code deadline} for all of them: a check that hangs (a hung mount, a pinned scheduler) is a
  * failure, not a hung probe.
  *
  * <p>The endpoint needs no token, so the checks are shared: at most one round runs at a time,
  * and its report is reused for {@code reuse}; a flood of probes costs one process start per
  * {@code reuse}, not one per request. A failed report is reused for at most {@link #FAILED_REUSE},
  * so that a part coming back (a runner starting or restarting) is seen within a second, not
- * after a whole {@code reuse}. A round still inFlight past its deadline is not started
+ * after a whole {@code reuse}. A round still running past its deadline is not started
  * again until it returns; every probe meanwhile reports it as failing.
  */
 public final class HealthProbe {
@@ -101,7 +101,7 @@ public final class HealthProbe {
     private Report runChecks() {
         Map<String, CompletableFuture<Void>> running = new LinkedHashMap<>();
         for (Check check : checks) {
-            // A check still inFlight from an earlier round is not started again: it stays failing.
+            // A check still running from an earlier round is not started again: it stays failing.
             running.put(check.name(), inFlight.computeIfAbsent(check.name(), name -> start(check)));
         }
         running.forEach((name, future) -> future.whenComplete((ok, error) -> inFlight.remove(name, future)));
