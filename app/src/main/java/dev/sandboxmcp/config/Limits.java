@@ -20,8 +20,10 @@ import java.time.Duration;
  *                           stream) is not cut by it, however long it stays silent
  * @param requestHeadTimeout how long a request's line and headers may take to arrive, from its first byte
  * @param requestBodyGrace   the part of a body's deadline that does not depend on its size: it
- *                           covers the up to 20 s a message may wait for the body budget before
+ *                           covers the {@code bodyBudgetWait} a message may spend waiting before
  *                           it is read (see {@link #requestBodyTimeout})
+ * @param bodyBudgetWait     how long a message may wait for room among the bodies being handled
+ *                           at once (an eighth of the heap) before it is refused as busy (503)
  * @param minRequestBytesPerSecond the slowest rate a body may arrive at, beyond the grace
  * @param maxConnections     connections open at once; one past it is answered 503 and closed
  * @param callBudget         how long a run_command call may take before it returns with the
@@ -45,6 +47,7 @@ public record Limits(
         Duration idleTimeout,
         Duration requestHeadTimeout,
         Duration requestBodyGrace,
+        Duration bodyBudgetWait,
         int minRequestBytesPerSecond,
         int maxConnections,
         Duration callBudget,
@@ -56,7 +59,7 @@ public record Limits(
     public static Limits defaults() {
         return new Limits(Duration.ofSeconds(30), Duration.ofSeconds(120), Duration.ofSeconds(2),
                 256 * 1024, 1024 * 1024, 8, 8 * 1024 * 1024, Duration.ofSeconds(20), 4,
-                Duration.ofSeconds(120), Duration.ofSeconds(10), Duration.ofSeconds(30), 16 * 1024, 1024,
+                Duration.ofSeconds(120), Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(20), 16 * 1024, 1024,
                 Duration.ofSeconds(50), 16 * 1024, 64 * 1024, 2000, 16);
     }
 
