@@ -47,8 +47,8 @@ final class JsonRpcEnvelopeFilter implements Filter {
         }
         Problem problem = problemWith(message);
         if (problem != null) {
-            Object id = message.get("id") instanceof String || message.get("id") instanceof Number ? message.get("id") : null;
-            JsonRpcErrors.write(response, 400, id, problem);
+            Object id = message == null ? null : message.get("id");
+            JsonRpcErrors.write(response, 400, id instanceof String || id instanceof Number ? id : null, problem);
             return;
         }
         request.setAttribute(MESSAGE_ATTRIBUTE, message);
