@@ -17,37 +17,32 @@ import java.util.function.Consumer;
  */
 public final class BearerClients {
 
+    private static final Consumer<HttpClient.Builder> AS_IS = http -> {
+    };
+
     private BearerClients() {
     }
 
     /** Streamable HTTP at {@code <origin><basePath>/mcp}. */
     public static McpClientTransport streamable(String origin, String basePath, String token) {
-        return streamable(origin, basePath, token, http -> {
-        });
-    }
-
-    /** Streamable HTTP at {@code <origin><basePath>/mcp}, with {@code http} adjusting the JDK client (TLS, timeouts). */
-    public static McpClientTransport streamable(String origin, String basePath, String token, Consumer<HttpClient.Builder> http) {
-        return HttpClientStreamableHttpTransport.builder(origin)
-                .customizeClient(http)
-                .endpoint(basePath + "/mcp")
-                .httpRequestCustomizer(bearer(token))
-                .build();
+        return streamable(origin, basePath, token, AS_IS);
     }
 
     /** HTTP+SSE, its event stream at {@code <origin><basePath>/sse}. */
     public static McpClientTransport sse(String origin, String basePath, String token) {
-        return sse(origin, basePath, token, http -> {
-        });
+        return sse(origin, basePath, token, AS_IS);
     }
 
-    /** HTTP+SSE, its event stream at {@code <origin><basePath>/sse}, with {@code http} adjusting the JDK client. */
+    /** As {@link #streamable(String, String, String)}, with {@code http} adjusting the JDK client (TLS, timeouts). */
+    public static McpClientTransport streamable(String origin, String basePath, String token, Consumer<HttpClient.Builder> http) {
+        return HttpClientStreamableHttpTransport.builder(origin).customizeClient(http).endpoint(basePath + "/mcp")
+                .httpRequestCustomizer(bearer(token)).build();
+    }
+
+    /** As {@link #sse(String, String, String)}, with {@code http} adjusting the JDK client (TLS, timeouts). */
     public static McpClientTransport sse(String origin, String basePath, String token, Consumer<HttpClient.Builder> http) {
-        return HttpClientSseClientTransport.builder(origin)
-                .customizeClient(http)
-                .sseEndpoint(basePath + "/sse")
-                .httpRequestCustomizer(bearer(token))
-                .build();
+        return HttpClientSseClientTransport.builder(origin).customizeClient(http).sseEndpoint(basePath + "/sse")
+                .httpRequestCustomizer(bearer(token)).build();
     }
 
     /** A synchronous client over {@code transport}, not yet initialized. */
