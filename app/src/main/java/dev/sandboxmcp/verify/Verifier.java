@@ -41,7 +41,8 @@ public final class Verifier {
     static final Set<String> EXPECTED_TOOLS = toolNames(ToolCatalog.definitions(Limits.defaults()));
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-            + "{\"protocolVersion\":\"" + ProtocolVersions.MCP_2025_06_18 + "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"verify\",\"version\":\"1\"}}}";
+            + "{\"protocolVersion\":\"" + ProtocolVersions.MCP_2025_06_18 + "\",\"capabilities\":{},"
+            + "\"clientInfo\":{\"name\":\"verify\",\"version\":\"1\"}}}";
 
     private final URI base;
     private final String basePath;
