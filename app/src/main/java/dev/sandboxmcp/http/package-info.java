@@ -13,9 +13,10 @@
  *   BearerTokenFilter       401  not exactly one right bearer token             the health probes
  *     |-- /healthz, <base>/healthz: answered by the server itself
  *     v
- *   ErrorBodyFilter              turns an error body the transport writes      <base>/mcp and
- *                                (a serialized Java exception) into a bare     <base>/message
- *                                JSON-RPC error, status kept
+ *   ErrorBodyFilter              turns an error body written after it (the     <base>/mcp and
+ *                                transport's serialized Java exception, a      <base>/message
+ *                                filter's plain text) into a bare JSON-RPC
+ *                                error, status kept; a JSON-RPC error passes
  *   BodyBudgetFilter        503  no room among the bodies being handled        POST only, from
  *                                (RequestBodyBudget) within the wait           here to
  *   BodySizeFilter          413  a body past the size cap; else reads it       JsonRpcEnvelope-
