@@ -2,10 +2,8 @@ package dev.sandboxmcp;
 
 import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.config.ConfigException;
-import io.modelcontextprotocol.client.McpClient;
+import dev.sandboxmcp.verify.BearerClients;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -68,22 +66,15 @@ public final class TestServer implements AutoCloseable {
     }
 
     public McpSyncClient streamableClient() {
-        return client(HttpClientStreamableHttpTransport.builder(origin())
-                .endpoint(BASE + "/mcp")
-                .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + TOKEN))
-                .build());
+        return client(BearerClients.streamable(origin(), BASE, TOKEN));
     }
 
     public McpSyncClient sseClient() {
-        return client(HttpClientSseClientTransport.builder(origin())
-                .sseEndpoint(BASE + "/sse")
-                .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + TOKEN))
-                .build());
+        return client(BearerClients.sse(origin(), BASE, TOKEN));
     }
 
     public static McpSyncClient client(McpClientTransport transport) {
-        return McpClient.sync(transport).requestTimeout(Duration.ofSeconds(150))
-                .initializationTimeout(Duration.ofSeconds(20)).build();
+        return BearerClients.sync(transport, Duration.ofSeconds(150), Duration.ofSeconds(20));
     }
 
     @Override

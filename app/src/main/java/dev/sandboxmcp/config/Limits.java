@@ -20,8 +20,10 @@ import java.time.Duration;
  *                           stream) is not cut by it, however long it stays silent
  * @param requestHeadTimeout how long a request's line and headers may take to arrive, from its first byte
  * @param requestBodyGrace   the part of a body's deadline that does not depend on its size: it
- *                           covers the up to 20 s a message may wait for the body budget before
+ *                           covers the {@code bodyBudgetWait} a message may spend waiting before
  *                           it is read (see {@link #requestBodyTimeout})
+ * @param bodyBudgetWait     how long a message may wait for room among the bodies being handled
+ *                           at once (an eighth of the heap) before it is refused as busy (503)
  * @param minRequestBytesPerSecond the slowest rate a body may arrive at, beyond the grace
  * @param maxConnections     connections open at once; one past it is answered 503 and closed
  * @param callBudget         how long a run_command call may take before it returns with the
@@ -51,6 +53,7 @@ public record Limits(
         Duration idleTimeout,
         Duration requestHeadTimeout,
         Duration requestBodyGrace,
+        Duration bodyBudgetWait,
         int minRequestBytesPerSecond,
         int maxConnections,
         Duration callBudget,
@@ -84,6 +87,7 @@ public record Limits(
                 Duration.ofSeconds(120),    // idleTimeout
                 Duration.ofSeconds(10),     // requestHeadTimeout
                 Duration.ofSeconds(30),     // requestBodyGrace
+                Duration.ofSeconds(20),     // bodyBudgetWait
                 16 * 1024,                  // minRequestBytesPerSecond
                 1024,                       // maxConnections
                 Duration.ofSeconds(50),     // callBudget

@@ -53,7 +53,7 @@ final class CancellationFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
-        if (!(request.getAttribute(JsonRpcRequestFilter.MESSAGE_ATTRIBUTE) instanceof Map<?, ?> message)) {
+        if (!(request.getAttribute(JsonRpcEnvelopeFilter.MESSAGE_ATTRIBUTE) instanceof Map<?, ?> message)) {
             chain.doFilter(req, res);
             return;
         }

@@ -9,7 +9,6 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
-import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.ByteArrayOutputStream;
@@ -56,27 +55,7 @@ final class ErrorBodyFilter implements Filter {
                 return super.getOutputStream();
             }
             held = held == null ? new ByteArrayOutputStream() : held;
-            return new ServletOutputStream() {
-                @Override
-                public boolean isReady() {
-                    return true;
-                }
-
-                @Override
-                public void setWriteListener(WriteListener listener) {
-                    throw new UnsupportedOperationException("error bodies are written at once");
-                }
-
-                @Override
-                public void write(int b) {
-                    held.write(b);
-                }
-
-                @Override
-                public void write(byte[] b, int off, int len) {
-                    held.write(b, off, len);
-                }
-            };
+            return MemoryStreams.writingTo(held);
         }
 
         @Override
@@ -116,7 +95,7 @@ final class ErrorBodyFilter implements Filter {
             } catch (IOException | RuntimeException notJson) {
                 // keep the generic message
             }
-            JsonRpcErrors.write((HttpServletResponse) getResponse(), status, null, code, message);
+            JsonRpcErrors.write((HttpServletResponse) getResponse(), status, null, new Problem(code, message));
         }
     }
 }

@@ -20,10 +20,10 @@ final class JsonRpcErrors {
     private JsonRpcErrors() {
     }
 
-    static void write(HttpServletResponse response, int status, Object id, int code, String message) throws IOException {
+    static void write(HttpServletResponse response, int status, Object id, Problem problem) throws IOException {
         Map<String, Object> error = new LinkedHashMap<>();
-        error.put("code", code);
-        error.put("message", message);
+        error.put("code", problem.code());
+        error.put("message", problem.message());
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("jsonrpc", "2.0");
         body.put("id", id);

@@ -17,7 +17,6 @@ import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.Servlet;
-import java.time.Duration;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -99,7 +98,7 @@ public final class SandboxServer implements AutoCloseable {
 
         Set<String> healthPaths = new HashSet<>(Set.of("/healthz", config.path("/healthz")));
         ExemptPaths exempt = new ExemptPaths(healthPaths);
-        RequestBodyBudget bodies = RequestBodyBudget.forHeap(Duration.ofSeconds(20));
+        RequestBodyBudget bodies = RequestBodyBudget.forHeap(config.limits().bodyBudgetWait());
         Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.concurrency.useVirtualThreads = true;
@@ -115,7 +114,9 @@ public final class SandboxServer implements AutoCloseable {
                 addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));
                 for (String messagePath : new String[] {config.path("/mcp"), config.path("/message")}) {
                     addFilter(handler, new ErrorBodyFilter(), messagePath);
-                    addFilter(handler, new JsonRpcRequestFilter(config.limits().maxRequestBytes(), bodies), messagePath);
+                    addFilter(handler, new BodyBudgetFilter(config.limits().maxRequestBytes(), bodies), messagePath);
+                    addFilter(handler, new BodySizeFilter(config.limits().maxRequestBytes()), messagePath);
+                    addFilter(handler, new JsonRpcEnvelopeFilter(), messagePath);
                     addFilter(handler, cancellations, messagePath);
                 }
                 addServlet(handler, streamableTransport, config.path("/mcp"));

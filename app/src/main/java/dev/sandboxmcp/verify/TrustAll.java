@@ -7,13 +7,13 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
 
-/** A TLS context that accepts any certificate: for {@code verify --insecure} against test proxies only. */
-final class TrustAll {
+/** A TLS context that accepts any certificate: for {@code verify --insecure} and tests, against test proxies only. */
+public final class TrustAll {
 
     private TrustAll() {
     }
 
-    static SSLContext context() {
+    public static SSLContext context() {
         TrustManager acceptAll = new X509TrustManager() {
             @Override
             public void checkClientTrusted(X509Certificate[] chain, String authType) {

@@ -1,13 +1,13 @@
 package dev.sandboxmcp.verify;
 
-import io.modelcontextprotocol.client.McpClient;
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.tools.ToolCatalog;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.ProtocolVersions;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -25,7 +25,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -37,11 +37,12 @@ import javax.net.ssl.SSLContext;
  */
 public final class Verifier {
 
-    static final Set<String> EXPECTED_TOOLS = Set.of("run_command", "read_file", "write_file", "edit_file", "list_directory",
-            "start_job", "job_output", "stop_job", "list_jobs");
+    /** The tools this jar declares; the server under test must offer each. */
+    static final Set<String> EXPECTED_TOOLS = Set.copyOf(ToolCatalog.names());
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-            + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"verify\",\"version\":\"1\"}}}";
+            + "{\"protocolVersion\":\"" + ProtocolVersions.MCP_2025_06_18 + "\",\"capabilities\":{},"
+            + "\"clientInfo\":{\"name\":\"verify\",\"version\":\"1\"}}}";
 
     private final URI base;
     private final String basePath;
@@ -81,16 +82,8 @@ public final class Verifier {
             results.add(refuses(endpoint, "wrong-" + UUID.randomUUID() + UUID.randomUUID(), "with a wrong token"));
         }
         results.add(sseEndpointKeepsPrefix());
-        results.addAll(exercise("streamable", b -> HttpClientStreamableHttpTransport.builder(origin)
-                .customizeClient(this::configure)
-                .endpoint(basePath + "/mcp")
-                .httpRequestCustomizer((r, m, u, body, ctx) -> r.header("Authorization", "Bearer " + token))
-                .build()));
-        results.addAll(exercise("sse", b -> HttpClientSseClientTransport.builder(origin)
-                .customizeClient(this::configure)
-                .sseEndpoint(basePath + "/sse")
-                .httpRequestCustomizer((r, m, u, body, ctx) -> r.header("Authorization", "Bearer " + token))
-                .build()));
+        results.addAll(exercise("streamable", () -> BearerClients.streamable(origin, basePath, token, this::configure)));
+        results.addAll(exercise("sse", () -> BearerClients.sse(origin, basePath, token, this::configure)));
         return results;
     }
 
@@ -181,11 +174,11 @@ public final class Verifier {
         }
     }
 
-    private List<CheckResult> exercise(String transport, Function<Void, McpClientTransport> connect) {
+    private List<CheckResult> exercise(String transport, Supplier<McpClientTransport> connect) {
         List<CheckResult> results = new ArrayList<>();
         McpSyncClient client;
         try {
-            client = McpClient.sync(connect.apply(null)).requestTimeout(TIMEOUT).initializationTimeout(TIMEOUT).build();
+            client = BearerClients.sync(connect.get(), TIMEOUT, TIMEOUT);
         } catch (Exception e) {
             results.add(CheckResult.fail(transport + " initialize", describe(e)));
             return results;
@@ -194,8 +187,7 @@ public final class Verifier {
             McpSchema.InitializeResult init = client.initialize();
             results.add(CheckResult.pass(transport + " initialize",
                     init.serverInfo().name() + " " + init.serverInfo().version() + ", protocol " + init.protocolVersion()));
-            Set<String> tools = new TreeSet<>();
-            client.listTools().tools().forEach(t -> tools.add(t.name()));
+            Set<String> tools = toolNames(client.listTools().tools());
             results.add(tools.containsAll(EXPECTED_TOOLS)
                     ? CheckResult.pass(transport + " tools/list", String.join(", ", tools))
                     : CheckResult.fail(transport + " tools/list", "got " + tools + ", want " + EXPECTED_TOOLS));
@@ -266,6 +258,12 @@ public final class Verifier {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static Set<String> toolNames(List<McpSchema.Tool> tools) {
+        Set<String> names = new TreeSet<>();
+        tools.forEach(t -> names.add(t.name()));
+        return names;
     }
 
     private static CheckResult toolCheck(String transport, String tool, CallToolResult result, boolean ok, String detail) {

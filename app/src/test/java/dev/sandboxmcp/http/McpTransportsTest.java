@@ -195,10 +195,7 @@ class McpTransportsTest {
     void longCommandsSendProgressNotificationsOnSse() {
         List<McpSchema.ProgressNotification> received = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (McpSyncClient client = io.modelcontextprotocol.client.McpClient.sync(
-                        io.modelcontextprotocol.client.transport.HttpClientSseClientTransport.builder(server.origin())
-                                .sseEndpoint(TestServer.BASE + "/sse")
-                                .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + TestServer.TOKEN))
-                                .build())
+                        dev.sandboxmcp.verify.BearerClients.sse(server.origin(), TestServer.BASE, TestServer.TOKEN))
                 .progressConsumer(received::add)
                 .requestTimeout(java.time.Duration.ofSeconds(60)).build()) {
             client.initialize();

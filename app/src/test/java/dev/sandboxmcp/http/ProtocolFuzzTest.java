@@ -74,6 +74,7 @@ class ProtocolFuzzTest {
         cases.put("malformed JSON", post(JSON, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"));
         cases.put("not JSON at all", post(JSON, "hello"));
         cases.put("empty body", post(JSON, ""));
+        cases.put("JSON null", post(JSON, "null"));
         cases.put("JSON array of junk", post(JSON, "[1,2,3]"));
         cases.put("wrong content type", post("Content-Type: text/plain\r\nAccept: application/json, text/event-stream\r\n",
                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"));

@@ -1,8 +1,8 @@
 package dev.sandboxmcp.bench;
 
+import dev.sandboxmcp.verify.BearerClients;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -80,12 +80,8 @@ public final class Benchmark {
         Process node = null;
         try {
             String origin = "http://127.0.0.1:" + port;
-            Supplier<McpSyncClient> streamable = () -> connect(HttpClientStreamableHttpTransport.builder(origin)
-                    .endpoint(BASE + "/mcp").httpRequestCustomizer((b, m, u, body, c) -> b.header("Authorization", "Bearer " + token))
-                    .build());
-            Supplier<McpSyncClient> sse = () -> connect(HttpClientSseClientTransport.builder(origin)
-                    .sseEndpoint(BASE + "/sse").httpRequestCustomizer((b, m, u, body, c) -> b.header("Authorization", "Bearer " + token))
-                    .build());
+            Supplier<McpSyncClient> streamable = () -> connect(BearerClients.streamable(origin, BASE, token));
+            Supplier<McpSyncClient> sse = () -> connect(BearerClients.sse(origin, BASE, token));
             CallToolRequest read4k = new CallToolRequest("read_file", Map.of("path", "file-4k.txt"));
             CallToolRequest runTrue = new CallToolRequest("run_command", Map.of("command", "true"));
 

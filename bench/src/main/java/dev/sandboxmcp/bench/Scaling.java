@@ -1,7 +1,7 @@
 package dev.sandboxmcp.bench;
 
+import dev.sandboxmcp.verify.BearerClients;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
@@ -80,9 +80,7 @@ public final class Scaling {
         try {
             Processes.millisUntilAnswers(System.nanoTime(), () -> Processes.healthy("http://127.0.0.1:" + port + "/healthz"),
                     Duration.ofSeconds(60));
-            McpSyncClient client = Benchmark.connect(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                    .endpoint(Benchmark.BASE + "/mcp")
-                    .httpRequestCustomizer((b, m, u, body, c) -> b.header("Authorization", "Bearer " + token)).build());
+            McpSyncClient client = Benchmark.connect(BearerClients.streamable("http://127.0.0.1:" + port, Benchmark.BASE, token));
             if (withReference) {
                 theirs = Benchmark.connect(new StdioClientTransport(ServerParameters.builder("node")
                         .args(reference.toString(), workspace.toString()).build(), McpJsonDefaults.getMapper()));

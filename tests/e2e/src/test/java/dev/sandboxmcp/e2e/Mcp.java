@@ -1,9 +1,8 @@
 package dev.sandboxmcp.e2e;
 
-import io.modelcontextprotocol.client.McpClient;
+import dev.sandboxmcp.verify.BearerClients;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.util.HashMap;
@@ -16,21 +15,15 @@ final class Mcp {
     }
 
     static McpSyncClient streamable(String origin, String basePath, String token) {
-        McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport.builder(origin)
-                        .endpoint(basePath + "/mcp")
-                        .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + token))
-                        .build())
-                .requestTimeout(Duration.ofSeconds(150)).initializationTimeout(Duration.ofSeconds(30)).build();
-        client.initialize();
-        return client;
+        return initialized(BearerClients.streamable(origin, basePath, token));
     }
 
     static McpSyncClient sse(String origin, String basePath, String token) {
-        McpSyncClient client = McpClient.sync(HttpClientSseClientTransport.builder(origin)
-                        .sseEndpoint(basePath + "/sse")
-                        .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + token))
-                        .build())
-                .requestTimeout(Duration.ofSeconds(150)).initializationTimeout(Duration.ofSeconds(30)).build();
+        return initialized(BearerClients.sse(origin, basePath, token));
+    }
+
+    private static McpSyncClient initialized(McpClientTransport transport) {
+        McpSyncClient client = BearerClients.sync(transport, Duration.ofSeconds(150), Duration.ofSeconds(30));
         client.initialize();
         return client;
     }

@@ -3,17 +3,15 @@ package dev.sandboxmcp.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.modelcontextprotocol.client.McpClient;
+import dev.sandboxmcp.verify.BearerClients;
+import dev.sandboxmcp.verify.TrustAll;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.testcontainers.DockerClientFactory;
@@ -107,36 +105,13 @@ class TraefikTierTest {
 
     /** An SSE session kept idle for longer than Traefik v3's default 60 s read timeout still works. */
     private static void assertSseSessionOutlivesTraefiksDefaultReadTimeout(String origin, String token) throws Exception {
-        SSLContext tls = trustAll();
-        try (McpSyncClient client = McpClient.sync(HttpClientSseClientTransport.builder(origin)
-                        .sseEndpoint(ComposeDeployment.BASE + "/sse")
-                        .customizeClient(b -> b.sslContext(tls))
-                        .httpRequestCustomizer((b, m, u, body, ctx) -> b.header("Authorization", "Bearer " + token))
-                        .build())
-                .requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(30)).build()) {
+        SSLContext tls = TrustAll.context();
+        try (McpSyncClient client = BearerClients.sync(
+                BearerClients.sse(origin, ComposeDeployment.BASE, token, http -> http.sslContext(tls)),
+                Duration.ofSeconds(60), Duration.ofSeconds(30))) {
             client.initialize();
             Thread.sleep(Duration.ofSeconds(70));
             assertThat(Mcp.stdout(client, "echo still-streaming")).isEqualTo("still-streaming\n");
         }
-    }
-
-    private static SSLContext trustAll() throws Exception {
-        System.setProperty("jdk.internal.httpclient.disableHostnameVerification", "true");
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, new TrustManager[] {new X509TrustManager() {
-            @Override
-            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
-            }
-
-            @Override
-            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {
-            }
-
-            @Override
-            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
-                return new java.security.cert.X509Certificate[0];
-            }
-        }}, null);
-        return context;
     }
 }

@@ -1,0 +1,39 @@
+/**
+ * The server's HTTP face: one listener, a chain of servlet filters, and the MCP SDK's two
+ * transports behind them. A request meets these in order; each refuses what it cannot pass
+ * with its own answer, and nothing after it sees that request.
+ *
+ * <pre>
+ *   client
+ *     |  HttpListener: one HTTP/1.1 connector. ConnectionCap answers 503 past the connection
+ *     |  cap; StrictHttpConnectionFactory closes a connection whose head or body is late, and
+ *     |  refuses ambiguous framing (400)
+ *     v
+ *   OriginFilter            403  an Origin header outside the allow-list        every path but
+ *   BearerTokenFilter       401  not exactly one right bearer token             the health probes
+ *     |-- /healthz, <base>/healthz: answered by the server itself
+ *     v
+ *   ErrorBodyFilter              turns an error body written after it (the     <base>/mcp and
+ *                                transport's serialized Java exception, a      <base>/message
+ *                                filter's plain text) into a bare JSON-RPC
+ *                                error, status kept; a JSON-RPC error passes
+ *   BodyBudgetFilter        503  no room among the bodies being handled        POST only, from
+ *                                (RequestBodyBudget) within the wait           here to
+ *   BodySizeFilter          413  a body past the size cap; else reads it       JsonRpcEnvelope-
+ *                                ahead and hands on a BufferedBodyRequest      Filter
+ *   JsonRpcEnvelopeFilter   400  not one JSON-RPC message the SDK can take
+ *                                (JSON-RPC error with the Problem's code)
+ *   CancellationFilter      202  notifications/cancelled, answered here; registers each
+ *                                tools/call so that one (or a dropped request) cancels it
+ *     v
+ *   transports (MCP Java SDK)    <base>/mcp: Streamable HTTP, stateless
+ *                                <base>/sse, <base>/message: HTTP+SSE
+ *     v
+ *   McpServer -> ToolDispatcher (dev.sandboxmcp.tools): validates, audits, calls the runner
+ * </pre>
+ *
+ * <p>{@link dev.sandboxmcp.http.SandboxServer} wires the chain; every filter is package-private
+ * behind it. The bounds the chain enforces (body size, body wait, connection cap, deadlines)
+ * come from {@link dev.sandboxmcp.config.Limits}.
+ */
+package dev.sandboxmcp.http;
