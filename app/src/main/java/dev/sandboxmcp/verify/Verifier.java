@@ -1,6 +1,5 @@
 package dev.sandboxmcp.verify;
 
-import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.tools.ToolCatalog;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpClientTransport;
