@@ -1,5 +1,6 @@
 package dev.sandboxmcp.bench;
 
+import dev.sandboxmcp.config.Limits;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -55,36 +56,21 @@ public final class Costs {
         makeFiles(workspace);
         StringBuilder out = new StringBuilder();
         out.append("## Listing, editing, starting a command\n\n");
-        Path reference = root.resolve("bench/node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-        boolean withReference = Files.exists(reference);
+        boolean withReference = OurJar.hasReferenceFilesystem(root);
         out.append("Ours: the jar, SDK Java client over Streamable HTTP; theirs: ")
                 .append(withReference ? "`@modelcontextprotocol/server-filesystem` " + Benchmark.packageVersion(root,
                         "server-filesystem") + " over stdio (SDK Java client)" : "(not installed: `cd bench/node && npm ci`)")
                 .append(". \"first\" is the first call, \"later\" the median of ").append(LATER_CALLS)
                 .append(" after it (edits: of ").append(EDITS - 1).append(", each changing the line back and forth). "
                         + "Ratio: ours/theirs of the later calls, below 1 means ours is faster. Our listing stops at its "
-                        + "entry cap (2,000, and says so); theirs returns every name.\n\n");
+                        + "entry cap (").append(String.format(Locale.ROOT, "%,d", Limits.defaults().listEntries()))
+                .append(", and says so); theirs returns every name.\n\n");
         out.append("| work | ours | theirs | ours first ms | ours later ms | theirs first ms | theirs later ms "
                 + "| later ours/theirs |\n|---|---|---|---:|---:|---:|---:|---:|\n");
 
-        String token = HexFormat.of().formatHex(java.security.SecureRandom.getSeed(24));
-        int port = Processes.freePort();
-        Process ours = Processes.start(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx200m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-jar",
-                        root.resolve("app/target/sandbox-mcp.jar").toString()),
-                Map.of("MCP_ADDR", "127.0.0.1:" + port, "MCP_WORKSPACE", workspace.toString(), "MCP_AUTH_TOKEN", token),
-                temp.resolve("ours.log"));
-        McpSyncClient theirs = null;
-        try {
-            String origin = "http://127.0.0.1:" + port;
-            Processes.millisUntilAnswers(System.nanoTime(), () -> Processes.healthy(origin + "/healthz"), Duration.ofSeconds(60));
-            McpSyncClient client = Benchmark.connect(HttpClientStreamableHttpTransport.builder(origin)
-                    .endpoint(Benchmark.BASE + "/mcp")
-                    .httpRequestCustomizer((b, m, u, body, c) -> b.header("Authorization", "Bearer " + token)).build());
-            if (withReference) {
-                theirs = Benchmark.connect(new StdioClientTransport(ServerParameters.builder("node")
-                        .args(reference.toString(), workspace.toString()).build(), McpJsonDefaults.getMapper()));
-            }
+        try (OurJar ours = OurJar.start(root, workspace, temp.resolve("ours.log"))) {
+            McpSyncClient client = ours.streamableClient();
+            McpSyncClient theirs = OurJar.referenceFilesystem(root, workspace).orElse(null);
             warmUp(client);
             McpSyncClient other = theirs;
 
@@ -101,23 +87,21 @@ public final class Costs {
                             workspace.resolve("edit-theirs.txt").toString(),
                             "edits", List.of(Map.of("oldText", edited(i), "newText", edited(i + 1)))))));
             out.append('\n');
-            commandFloor(out, origin, token, workspace);
-        } finally {
+            commandFloor(out, ours, workspace);
             if (theirs != null) {
                 theirs.closeGracefully();
             }
-            ours.destroy();
         }
         return out.toString();
     }
 
     /** {@code run_command true} (plain keep-alive HTTP client, one at a time) and the shell started here, interleaved. */
-    private static void commandFloor(StringBuilder out, String origin, String token, Path workspace) throws Exception {
+    private static void commandFloor(StringBuilder out, OurJar ours, Path workspace) throws Exception {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        HttpRequest call = HttpRequest.newBuilder(URI.create(origin + Benchmark.BASE + "/mcp"))
+        HttpRequest call = HttpRequest.newBuilder(URI.create(ours.mcpUrl()))
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")
-                .header("Authorization", "Bearer " + token)
+                .header("Authorization", "Bearer " + ours.token())
                 .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
                         + "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":\"true\"}}}"))
                 .build();
