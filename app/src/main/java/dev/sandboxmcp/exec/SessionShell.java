@@ -61,7 +61,7 @@ final class SessionShell {
         return Thread.ofPlatform().daemon().name(name).start(body);
     }
 
-    private static Process startWithSetsid(List<String> shell, Path workingDirectory, Map<String, String> environment,
+    static Process startWithSetsid(List<String> shell, Path workingDirectory, Map<String, String> environment,
             boolean pipeStdin, boolean mergeStderr) throws IOException {
         List<String> argv = new ArrayList<>();
         argv.add("setsid");

@@ -57,6 +57,17 @@ class SessionShellTest {
     }
 
     @Test
+    void theFallbackForOlderGlibcGivesTheSameSessionAndOomScore() throws Exception {
+        Process process = SessionShell.startWithSetsid(List.of("/bin/sh", "-lc", SessionShell.OOM_FIRST
+                + "echo $$; cat /proc/$$/stat; cat /proc/self/oom_score_adj"), dir, Map.of("PATH", "/usr/bin:/bin"), false, false);
+        String[] lines = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n");
+        assertThat(process.waitFor()).isZero();
+        ProcStat stat = ProcStat.parse(lines[1].getBytes(StandardCharsets.ISO_8859_1), lines[1].length());
+        assertThat(stat.session()).isEqualTo(Long.parseLong(lines[0]));
+        assertThat(lines[2]).isEqualTo("1000");
+    }
+
+    @Test
     void stdinGivenToTheCallReachesTheCommandThenEndOfFile() throws Exception {
         CommandResult result = runner.run("cat; echo \" eof=$?\"", dir, Duration.ofSeconds(10),
                 "from the call".getBytes(StandardCharsets.UTF_8), null);
