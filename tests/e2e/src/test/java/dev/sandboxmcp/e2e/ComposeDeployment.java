@@ -2,6 +2,7 @@ package dev.sandboxmcp.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.modelcontextprotocol.client.McpSyncClient;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -244,6 +245,11 @@ final class ComposeDeployment implements AutoCloseable {
                 "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", container), 30);
         assertThat(inspect.exitCode()).as(inspect.output()).isZero();
         return inspect.output().strip();
+    }
+
+    /** An SDK client over Streamable HTTP to this deployment, initialized. */
+    McpSyncClient streamableClient() {
+        return Mcp.streamable("http://127.0.0.1:" + port, BASE, token);
     }
 
     @Override

@@ -38,7 +38,7 @@ class ContainerBoundaryTest {
     void start() throws Exception {
         // A short call budget, so that the handover to a job is seen in seconds (no other case here lasts that long).
         deployment = ComposeDeployment.start("boundary", Map.of("MCP_CALL_BUDGET_SECONDS", Integer.toString(BUDGET)));
-        client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
+        client = deployment.streamableClient();
     }
 
     @AfterAll

@@ -73,7 +73,7 @@ class EgressTest {
         Commands.Result cert = Commands.run(List.of("docker", "exec", upstream, "cat", "/srv/cert.pem"), 30);
         Path ca = deployment.workspace.resolve("upstream-ca.pem");
         Files.writeString(ca, cert.output());
-        client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
+        client = deployment.streamableClient();
     }
 
     @AfterAll

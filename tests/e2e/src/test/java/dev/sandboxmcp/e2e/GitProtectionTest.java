@@ -46,7 +46,7 @@ class GitProtectionTest {
             hostGit(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first");
             Files.deleteIfExists(repo.resolve(".git/hooks/pre-commit.sample")); // as in a repository whose hooks dir is sparse
         });
-        client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
+        client = deployment.streamableClient();
         existing = deployment.workspace.resolve("projects/existing");
         configBefore = Files.readAllBytes(existing.resolve(".git/config"));
         hooksBefore = listing(existing.resolve(".git/hooks"));

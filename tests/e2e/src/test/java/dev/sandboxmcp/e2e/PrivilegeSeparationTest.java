@@ -35,7 +35,7 @@ class PrivilegeSeparationTest {
     @BeforeEach
     void start() throws Exception {
         deployment = ComposeDeployment.start("privsep");
-        client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
+        client = deployment.streamableClient();
     }
 
     @AfterEach

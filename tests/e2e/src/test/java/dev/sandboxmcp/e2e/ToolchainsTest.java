@@ -33,7 +33,7 @@ class ToolchainsTest {
     @BeforeAll
     static void start() throws Exception {
         deployment = ComposeDeployment.start("toolchains");
-        client = Mcp.streamable("http://127.0.0.1:" + deployment.port, ComposeDeployment.BASE, deployment.token);
+        client = deployment.streamableClient();
         toolchains = Commands.run(List.of("docker", "image", "inspect", "--format",
                 "{{index .Config.Labels \"dev.sandboxmcp.toolchains\"}}", ComposeDeployment.RUNNER_IMAGE), 30).output().strip();
     }
