@@ -64,11 +64,9 @@ public final class ListDirectoryTool extends DefinedTool {
         Workspace.Listing listing;
         try {
             listing = workspace.list(path, (int) depth, hidden, MAX_ENTRIES);
-        } catch (WorkspaceException e) {
-            boolean file = e.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY;
-            return ToolResponse.failure(path, e.getMessage() + (file ? "; to see a file, use read_file" : ""));
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not list " + Names.quoted(path) + ": " + e.getMessage());
+            boolean file = e instanceof WorkspaceException refusal && refusal.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY;
+            return ToolResponse.failure(path, WorkspaceErrors.text(path, "list", e) + (file ? "; to see a file, use read_file" : ""));
         }
         List<Map<String, Object>> entries = new ArrayList<>();
         StringBuilder text = new StringBuilder();

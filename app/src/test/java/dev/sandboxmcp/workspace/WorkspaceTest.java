@@ -233,7 +233,9 @@ class WorkspaceTest {
         WorkspaceException e = (WorkspaceException) org.assertj.core.api.Assertions.catchThrowable(
                 () -> workspace.writeFile("no/such/dir/file.txt", "x".getBytes(UTF_8)));
         assertThat(e.reason()).isEqualTo(PARENT_MISSING);
-        assertThat(e.getMessage()).contains("'no'").contains("mkdir");
+        assertThat(e.getMessage()).contains("'no'");
+        assertThat(e.resolvedPath()).isEqualTo("no"); // the tools word what to do: FileToolsTest
+        assertThat(e.path()).isEqualTo("no/such/dir/file.txt");
         assertThat(root.resolve("no")).doesNotExist();
     }
 
