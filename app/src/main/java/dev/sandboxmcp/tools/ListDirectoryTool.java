@@ -65,8 +65,11 @@ public final class ListDirectoryTool extends DefinedTool {
         try {
             listing = workspace.list(path, (int) depth, hidden, MAX_ENTRIES);
         } catch (IOException e) {
-            boolean file = e instanceof WorkspaceException refusal && refusal.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY;
-            return ToolResponse.failure(path, WorkspaceErrors.text(path, "list", e) + (file ? "; to see a file, use read_file" : ""));
+            String text = WorkspaceErrors.text(path, "list", e);
+            if (e instanceof WorkspaceException refusal && refusal.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY) {
+                text += "; to see a file, use read_file";
+            }
+            return ToolResponse.failure(path, text);
         }
         List<Map<String, Object>> entries = new ArrayList<>();
         StringBuilder text = new StringBuilder();

@@ -49,7 +49,8 @@ public final class StartJobTool extends DefinedTool {
             return ToolResponse.success("started " + job.id() + ": " + command + "\nread its output with job_output {\"id\": \""
                     + job.id() + "\"}", JobResults.of(job), command, null);
         } catch (JobManager.TooManyJobsException e) {
-            return ToolResponse.failure(command, "busy: " + e.limit() + " jobs are already running (the limit); stop one with stop_job or wait for one to finish");
+            return ToolResponse.failure(command, "busy: " + e.limit() + " jobs are already running (the limit); "
+                    + "stop one with stop_job or wait for one to finish");
         } catch (IOException e) {
             return ToolResponse.failure(command, "the job could not be started: " + e.getMessage());
         } catch (InterruptedException e) {

@@ -33,8 +33,9 @@ final class WorkspaceErrors {
     static String text(WorkspaceException e) {
         return switch (e.reason()) {
             case TOO_LARGE -> Names.quoted(e.path()) + " is "
-                    + (e.size() == WorkspaceException.SIZE_UNKNOWN ? "more than " + e.limit() : e.size()) + " bytes, over the limit of "
-                    + e.limit() + " bytes; read part of it with run_command instead (head -c, tail, sed -n)";
+                    + (e.size() == WorkspaceException.SIZE_UNKNOWN ? "more than " + e.limit() : e.size())
+                    + " bytes, over the limit of " + e.limit()
+                    + " bytes; read part of it with run_command instead (head -c, tail, sed -n)";
             case PARENT_MISSING -> Names.quoted(e.path()) + ": directory " + Names.quoted(e.resolvedPath())
                     + " does not exist; create it first (run_command mkdir -p)";
             case PROTECTED -> ProtectedFileRefusal.text(e.path(), e.protectedKind(), e.resolvedPath());

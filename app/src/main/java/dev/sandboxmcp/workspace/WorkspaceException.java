@@ -136,7 +136,8 @@ public final class WorkspaceException extends IOException {
     }
 
     private static WorkspaceException changedWhileWritten(String path, FileSystemException e) {
-        return new WorkspaceException(Reason.IO_ERROR, path, Names.quoted(path) + " changed while it was being written; try again", e);
+        return new WorkspaceException(Reason.IO_ERROR, path,
+                Names.quoted(path) + " changed while it was being written; try again", e);
     }
 
     private static WorkspaceException permissionDenied(String path, FileSystemException e) {
