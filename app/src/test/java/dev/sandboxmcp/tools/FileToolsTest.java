@@ -122,6 +122,16 @@ class FileToolsTest {
     }
 
     @Test
+    void editOfAFileOverTheLimitSaysHowBigAndHowToReadPartOfIt() throws Exception {
+        Path file = Files.write(root.resolve("huge.txt"), new byte[MIB + 1]);
+        ToolResponse refused = call(edit, Map.of("path", "huge.txt", "old_text", "a", "new_text", "b"));
+        assertThat(refused.error()).isTrue();
+        assertThat(refused.text()).isEqualTo("'huge.txt' is " + (MIB + 1) + " bytes, over the limit of " + MIB
+                + " bytes; read part of it with run_command instead (head -c, tail, sed -n)");
+        assertThat(Files.size(file)).isEqualTo(MIB + 1);
+    }
+
+    @Test
     void editReplacesExactTextAndReturnsAUnifiedDiff() throws Exception {
         Path file = root.resolve("App.java");
         Files.writeString(file, "class App {\n    int x = 1;\n}\n");

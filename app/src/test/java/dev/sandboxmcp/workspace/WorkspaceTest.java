@@ -308,6 +308,11 @@ class WorkspaceTest {
         Files.write(root.resolve("over"), new byte[LIMIT + 1]);
         assertThat(workspace.readFile("exact", LIMIT)).hasSize(LIMIT);
         assertThat(reasonOf(() -> workspace.readFile("over", LIMIT))).isEqualTo(TOO_LARGE);
+        WorkspaceException over = (WorkspaceException) org.assertj.core.api.Assertions.catchThrowable(
+                () -> workspace.readFile("over", LIMIT));
+        assertThat(over.size()).isEqualTo(LIMIT + 1);
+        assertThat(over.limit()).isEqualTo(LIMIT);
+        assertThat(over.path()).isEqualTo("over");
     }
 
     @Test
