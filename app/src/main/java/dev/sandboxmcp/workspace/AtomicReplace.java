@@ -5,7 +5,6 @@ import static dev.sandboxmcp.workspace.WorkspaceException.Reason.IO_ERROR;
 
 import dev.sandboxmcp.workspace.OpenAt.Access;
 import java.io.IOException;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.FileSystemException;
@@ -53,7 +52,7 @@ final class AtomicReplace {
                     Files.setPosixFilePermissions(OpenAt.path(fd), mode);
                 }
                 try (FileChannel channel = FileChannel.open(OpenAt.path(fd), Access.CREATE_NEW.reopen)) {
-                    Channels.newOutputStream(channel).write(content);
+                    ChannelBytes.writeFully(channel, content);
                     channel.force(true);
                 }
             } finally {
@@ -90,8 +89,7 @@ final class AtomicReplace {
             return false;
         }
         try (FileChannel channel = target.open(Access.READ)) {
-            // One byte more than expected, so a file that grew since the size check differs.
-            return Arrays.equals(Channels.newInputStream(channel).readNBytes(expected.length + 1), expected);
+            return Arrays.equals(ChannelBytes.readAtMost(channel, expected.length), expected);
         } catch (WorkspaceException | OpenAt.Failure swappedOrRemoved) {
             return false;
         }

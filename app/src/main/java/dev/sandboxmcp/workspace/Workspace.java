@@ -74,9 +74,8 @@ public final class Workspace implements Closeable {
             if (channel.size() > maxBytes) {
                 throw WorkspaceException.tooLarge(name, channel.size(), maxBytes);
             }
-            // One byte past the limit, so a file that grew after the size check is still refused.
-            byte[] bytes = Channels.newInputStream(channel).readNBytes((int) Math.min((long) maxBytes + 1, Integer.MAX_VALUE));
-            if (bytes.length > maxBytes) {
+            byte[] bytes = ChannelBytes.readAtMost(channel, maxBytes);
+            if (bytes == null) {
                 throw WorkspaceException.tooLarge(name, WorkspaceException.SIZE_UNKNOWN, maxBytes);
             }
             return bytes;
@@ -217,7 +216,7 @@ public final class Workspace implements Closeable {
             Walk.Target target = writableTarget(walk);
             boolean existed = target.attributes().isPresent();
             try (FileChannel channel = target.open(Access.APPEND)) {
-                Channels.newOutputStream(channel).write(content);
+                ChannelBytes.writeFully(channel, content);
                 channel.force(true);
             }
             if (!existed) {
