@@ -139,6 +139,16 @@ class WorkspaceTest {
     }
 
     @Test
+    void theNameWalkedThroughInWalksDocReachesTheFileBehindTheLink() throws IOException {
+        Files.createDirectory(root.resolve("docs"));
+        Files.createDirectories(root.resolve("src/v2"));
+        Files.createSymbolicLink(root.resolve("src/cur"), Path.of("v2"));
+        workspace.writeFile("docs/../src/cur/App.java", "class App {}".getBytes(UTF_8));
+        assertThat(root.resolve("src/v2/App.java")).hasContent("class App {}");
+        assertThat(read("docs/../src/cur/App.java")).isEqualTo("class App {}");
+    }
+
+    @Test
     void directorySymlinkInsideIsFollowed() throws IOException {
         Files.createSymbolicLink(root.resolve("code"), Path.of("src/main"));
         assertThat(read("code/App.java")).isEqualTo("class App {}");
