@@ -59,8 +59,16 @@ public final class JobManager implements AutoCloseable {
 
     /** Thrown when {@code maxRunning} jobs are running. */
     public static final class TooManyJobsException extends Exception {
+        private final int limit;
+
         TooManyJobsException(int limit) {
-            super(limit + " jobs are already running (the limit); stop one with stop_job or wait for one to finish");
+            super(limit + " jobs are already running (the limit)");
+            this.limit = limit;
+        }
+
+        /** How many jobs may run at once. */
+        public int limit() {
+            return limit;
         }
     }
 

@@ -3,7 +3,6 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
-import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -115,13 +114,8 @@ final class EditFileTool extends DefinedTool {
             structured.put("bytes", bytes.length);
             return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in " + Names.display(path)
                     + "\n" + diff.text(), structured, path, (long) bytes.length);
-        } catch (WorkspaceException e) {
-            if (e.reason() == WorkspaceException.Reason.PROTECTED) {
-                return ToolResponse.failure(path, ProtectedFileRefusal.text(path, e.protectedKind(), e.resolvedPath()));
-            }
-            return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not edit " + Names.quoted(path) + ": " + e.getMessage());
+            return WorkspaceErrors.failure(path, "edit", e);
         }
     }
 

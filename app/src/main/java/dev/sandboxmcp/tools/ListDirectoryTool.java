@@ -70,11 +70,12 @@ final class ListDirectoryTool extends DefinedTool {
         Workspace.Listing listing;
         try {
             listing = workspace.list(path, (int) depth, hidden, maxEntries);
-        } catch (WorkspaceException e) {
-            boolean file = e.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY;
-            return ToolResponse.failure(path, e.getMessage() + (file ? "; to see a file, use read_file" : ""));
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not list " + Names.quoted(path) + ": " + e.getMessage());
+            String text = WorkspaceErrors.text(path, "list", e);
+            if (e instanceof WorkspaceException refusal && refusal.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY) {
+                text += "; to see a file, use read_file";
+            }
+            return ToolResponse.failure(path, text);
         }
         List<Map<String, Object>> entries = new ArrayList<>();
         StringBuilder text = new StringBuilder();

@@ -4,7 +4,6 @@ import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.OpenedFile;
 import dev.sandboxmcp.workspace.Workspace;
-import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.util.LinkedHashMap;
@@ -89,10 +88,8 @@ final class ReadFileTool extends DefinedTool {
                 return tail(path, tail);
             }
             return limit == 0 ? page(path, Math.max(offset, 1), pageLines, pageBytes) : page(path, Math.max(offset, 1), limit, maxBytes);
-        } catch (WorkspaceException e) {
-            return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not read " + Names.quoted(path) + ": " + e.getMessage());
+            return WorkspaceErrors.failure(path, "read", e);
         }
     }
 

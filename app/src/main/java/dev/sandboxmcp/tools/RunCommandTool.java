@@ -5,9 +5,7 @@ import dev.sandboxmcp.exec.CommandResult;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.exec.OutputView;
-import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
-import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -89,10 +87,8 @@ final class RunCommandTool extends DefinedTool {
         Path directory;
         try {
             directory = workspace.resolveDirectory(cwd);
-        } catch (WorkspaceException e) {
-            return ToolResponse.failure(command, "cwd: " + e.getMessage());
         } catch (IOException e) {
-            return ToolResponse.failure(command, "cwd " + Names.quoted(cwd) + " cannot be used: " + e.getMessage());
+            return ToolResponse.failure(command, WorkspaceErrors.cwd(cwd, e));
         }
         String stdin = arguments.optionalString("stdin", null);
         byte[] input = stdin == null ? null : stdin.getBytes(StandardCharsets.UTF_8);

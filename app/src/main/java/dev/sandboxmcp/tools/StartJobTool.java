@@ -3,7 +3,6 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.workspace.Workspace;
-import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -48,15 +47,19 @@ final class StartJobTool extends DefinedTool {
     public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
         String command = arguments.requiredCommand("command");
         String cwd = arguments.optionalString("cwd", ".");
+        Path directory;
         try {
-            Path directory = workspace.resolveDirectory(cwd);
+            directory = workspace.resolveDirectory(cwd);
+        } catch (IOException e) {
+            return ToolResponse.failure(command, WorkspaceErrors.cwd(cwd, e));
+        }
+        try {
             Job job = jobs.start(command, directory, cwd);
             return ToolResponse.success("started " + job.id() + ": " + command + "\nread its output with job_output {\"id\": \""
                     + job.id() + "\"}", JobResults.of(job), command, null);
-        } catch (WorkspaceException e) {
-            return ToolResponse.failure(command, "cwd: " + e.getMessage());
         } catch (JobManager.TooManyJobsException e) {
-            return ToolResponse.failure(command, "busy: " + e.getMessage());
+            return ToolResponse.failure(command, "busy: " + e.limit() + " jobs are already running (the limit); "
+                    + "stop one with stop_job or wait for one to finish");
         } catch (IOException e) {
             return ToolResponse.failure(command, "the job could not be started: " + e.getMessage());
         } catch (InterruptedException e) {

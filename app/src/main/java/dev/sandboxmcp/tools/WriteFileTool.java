@@ -3,7 +3,6 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
-import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -72,13 +71,8 @@ final class WriteFileTool extends DefinedTool {
             } else {
                 workspace.writeFile(path, bytes);
             }
-        } catch (WorkspaceException e) {
-            if (e.reason() == WorkspaceException.Reason.PROTECTED) {
-                return ToolResponse.failure(path, ProtectedFileRefusal.text(path, e.protectedKind(), e.resolvedPath()));
-            }
-            return ToolResponse.failure(path, e.getMessage());
         } catch (IOException e) {
-            return ToolResponse.failure(path, "could not write " + Names.quoted(path) + ": " + e.getMessage());
+            return WorkspaceErrors.failure(path, "write", e);
         }
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);

@@ -1,7 +1,6 @@
 package dev.sandboxmcp.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Workspace;
@@ -15,7 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** read_file paging, edit_file and list_directory, called the way the dispatcher calls them. */
+/** read_file paging, write_file, edit_file and list_directory, called the way the dispatcher calls them. */
 class FileToolsTest {
 
     static final int MIB = 1024 * 1024;
@@ -25,6 +24,7 @@ class FileToolsTest {
     Path root;
     Workspace workspace;
     ReadFileTool read;
+    WriteFileTool write;
     EditFileTool edit;
     ListDirectoryTool list;
 
@@ -35,6 +35,7 @@ class FileToolsTest {
         Files.writeString(temp.resolve("outside/secret.txt"), "secret");
         workspace = Workspace.open(root);
         read = new ReadFileTool(workspace, Limits.defaults());
+        write = new WriteFileTool(workspace, Limits.defaults());
         edit = new EditFileTool(workspace, Limits.defaults());
         list = new ListDirectoryTool(workspace, Limits.defaults());
     }
@@ -110,6 +111,24 @@ class FileToolsTest {
         assertThat(response.error()).isTrue();
         assertThat(response.text()).contains("outside the workspace").doesNotContain("secret\n");
         assertThat(call(read, Map.of("path", "../outside/secret.txt", "limit", 1)).error()).isTrue();
+    }
+
+    @Test
+    void writeIntoAMissingDirectorySaysWhichAndHowToCreateIt() throws Exception {
+        ToolResponse missing = call(write, Map.of("path", "no/such/dir/file.txt", "content", "x"));
+        assertThat(missing.error()).isTrue();
+        assertThat(missing.text()).contains("'no'").contains("mkdir");
+        assertThat(root.resolve("no")).doesNotExist();
+    }
+
+    @Test
+    void editOfAFileOverTheLimitSaysHowBigAndHowToReadPartOfIt() throws Exception {
+        Path file = Files.write(root.resolve("huge.txt"), new byte[MIB + 1]);
+        ToolResponse refused = call(edit, Map.of("path", "huge.txt", "old_text", "a", "new_text", "b"));
+        assertThat(refused.error()).isTrue();
+        assertThat(refused.text()).isEqualTo("'huge.txt' is " + (MIB + 1) + " bytes, over the limit of " + MIB
+                + " bytes; read part of it with run_command instead (head -c, tail, sed -n)");
+        assertThat(Files.size(file)).isEqualTo(MIB + 1);
     }
 
     @Test
@@ -210,37 +229,5 @@ class FileToolsTest {
         ToolResponse exact = call(list, Map.of());
         assertThat(exact.structured()).containsEntry("truncated", false);
         assertThat((List<?>) exact.structured().get("entries")).hasSize(Limits.defaults().listEntries());
-    }
-
-    @Test
-    void commandLengthLimitIsTheKernelsAndHoldsAtItsEdge() throws Exception {
-        var runner = new dev.sandboxmcp.exec.CommandRunner(Map.of("PATH", "/usr/bin:/bin"), 1024 * 1024,
-                java.time.Duration.ofSeconds(1), 2);
-        try {
-            RunCommandTool run = new RunCommandTool(runner, null, workspace, Limits.defaults());
-            String longest = "echo ok #" + "x".repeat(Limits.COMMAND_BYTES - 1 - "echo ok #".length());
-            ToolResponse exact = call(run, Map.of("command", longest));
-            assertThat(exact.structured()).containsEntry("exit_code", 0).containsEntry("stdout", "ok\n");
-            assertThatThrownBy(() -> call(run, Map.of("command", longest + "x"))).isInstanceOf(ToolInputException.class)
-                    .hasMessageContaining("131072 bytes").hasMessageContaining("write_file");
-        } finally {
-            runner.close();
-        }
-    }
-
-    @Test
-    void stdinLimitHoldsAtItsEdge() throws Exception {
-        var runner = new dev.sandboxmcp.exec.CommandRunner(Map.of("PATH", "/usr/bin:/bin"), 1024 * 1024,
-                java.time.Duration.ofSeconds(1), 2);
-        try {
-            RunCommandTool run = new RunCommandTool(runner, null, workspace, Limits.defaults());
-            ToolResponse exact = call(run, Map.of("command", "wc -c", "stdin", "s".repeat(MIB)));
-            assertThat(exact.structured()).containsEntry("stdout", MIB + "\n");
-            ToolResponse over = call(run, Map.of("command", "wc -c", "stdin", "s".repeat(MIB + 1)));
-            assertThat(over.error()).isTrue();
-            assertThat(over.text()).contains("over the limit");
-        } finally {
-            runner.close();
-        }
     }
 }

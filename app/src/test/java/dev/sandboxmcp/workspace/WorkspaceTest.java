@@ -139,6 +139,16 @@ class WorkspaceTest {
     }
 
     @Test
+    void theNameWalkedThroughInWalksDocReachesTheFileBehindTheLink() throws IOException {
+        Files.createDirectory(root.resolve("docs"));
+        Files.createDirectories(root.resolve("src/v2"));
+        Files.createSymbolicLink(root.resolve("src/cur"), Path.of("v2"));
+        workspace.writeFile("docs/../src/cur/App.java", "class App {}".getBytes(UTF_8));
+        assertThat(root.resolve("src/v2/App.java")).hasContent("class App {}");
+        assertThat(read("docs/../src/cur/App.java")).isEqualTo("class App {}");
+    }
+
+    @Test
     void directorySymlinkInsideIsFollowed() throws IOException {
         Files.createSymbolicLink(root.resolve("code"), Path.of("src/main"));
         assertThat(read("code/App.java")).isEqualTo("class App {}");
@@ -233,7 +243,9 @@ class WorkspaceTest {
         WorkspaceException e = (WorkspaceException) org.assertj.core.api.Assertions.catchThrowable(
                 () -> workspace.writeFile("no/such/dir/file.txt", "x".getBytes(UTF_8)));
         assertThat(e.reason()).isEqualTo(PARENT_MISSING);
-        assertThat(e.getMessage()).contains("'no'").contains("mkdir");
+        assertThat(e.getMessage()).contains("'no'");
+        assertThat(e.resolvedPath()).isEqualTo("no"); // the tools word what to do: FileToolsTest
+        assertThat(e.path()).isEqualTo("no/such/dir/file.txt");
         assertThat(root.resolve("no")).doesNotExist();
     }
 
@@ -306,6 +318,11 @@ class WorkspaceTest {
         Files.write(root.resolve("over"), new byte[LIMIT + 1]);
         assertThat(workspace.readFile("exact", LIMIT)).hasSize(LIMIT);
         assertThat(reasonOf(() -> workspace.readFile("over", LIMIT))).isEqualTo(TOO_LARGE);
+        WorkspaceException over = (WorkspaceException) org.assertj.core.api.Assertions.catchThrowable(
+                () -> workspace.readFile("over", LIMIT));
+        assertThat(over.size()).isEqualTo(LIMIT + 1);
+        assertThat(over.limit()).isEqualTo(LIMIT);
+        assertThat(over.path()).isEqualTo("over");
     }
 
     @Test
