@@ -8,6 +8,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Tells when the client of a request being handled goes away. Jetty reads nothing from a
@@ -25,28 +28,51 @@ final class ClientDisconnect implements AutoCloseable {
     private static final String ESTABLISHED = "01";
     private static final String CLOSE_WAIT = "08";
 
-    private final Thread watcher;
+    /** One thread looks at every watched connection: a watch costs a scheduled task, not a thread. */
+    private static final ScheduledThreadPoolExecutor LOOKS = looks();
+
+    private static ScheduledThreadPoolExecutor looks() {
+        ScheduledThreadPoolExecutor looks = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().name("client-disconnect").daemon().factory());
+        looks.setRemoveOnCancelPolicy(true); // a call that ends leaves nothing queued behind it
+        return looks;
+    }
+
+    private final InetAddress remote;
+    private final int remotePort;
+    private final int localPort;
+    private final Runnable action;
+    private volatile ScheduledFuture<?> looking;
+    private boolean seen;
     private volatile boolean closed;
 
     private ClientDisconnect(InetAddress remote, int remotePort, int localPort, Runnable action) {
-        watcher = Thread.ofVirtual().name("client-disconnect").start(() -> {
-            boolean seen = false;
-            while (!closed) {
-                try {
-                    Thread.sleep(INTERVAL); // most calls are over before the first look
-                } catch (InterruptedException stopped) {
-                    return;
-                }
-                String state = state(remote, remotePort, localPort);
-                if (CLOSE_WAIT.equals(state) || (state == null && seen)) {
-                    if (!closed) {
-                        action.run();
-                    }
-                    return;
-                }
-                seen |= ESTABLISHED.equals(state);
+        this.remote = remote;
+        this.remotePort = remotePort;
+        this.localPort = localPort;
+        this.action = action;
+    }
+
+    private ClientDisconnect start() {
+        // Most calls are over before the first look.
+        long interval = INTERVAL.toMillis();
+        looking = LOOKS.scheduleWithFixedDelay(this::look, interval, interval, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    private void look() {
+        if (closed) {
+            return;
+        }
+        String state = state(remote, remotePort, localPort);
+        if (CLOSE_WAIT.equals(state) || (state == null && seen)) {
+            looking.cancel(false);
+            if (!closed) {
+                action.run();
             }
-        });
+            return;
+        }
+        seen |= ESTABLISHED.equals(state);
     }
 
     /**
@@ -55,9 +81,9 @@ final class ClientDisconnect implements AutoCloseable {
      */
     static ClientDisconnect watch(String remoteAddress, int remotePort, int localPort, Runnable action) {
         try {
-            return new ClientDisconnect(InetAddress.ofLiteral(remoteAddress), remotePort, localPort, action);
+            return new ClientDisconnect(InetAddress.ofLiteral(remoteAddress), remotePort, localPort, action).start();
         } catch (IllegalArgumentException notAnAddress) {
-            return new ClientDisconnect(null, remotePort, localPort, () -> { });
+            return new ClientDisconnect(null, remotePort, localPort, () -> { }).start();
         }
     }
 
@@ -107,6 +133,6 @@ final class ClientDisconnect implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        watcher.interrupt();
+        looking.cancel(false);
     }
 }
