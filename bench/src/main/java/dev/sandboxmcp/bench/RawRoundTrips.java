@@ -1,14 +1,11 @@
 package dev.sandboxmcp.bench;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -30,8 +27,6 @@ final class RawRoundTrips {
     record Target(String url, String token, boolean session) {
     }
 
-    private static final String ACCEPT = "application/json, text/event-stream";
-
     private RawRoundTrips() {
     }
 
@@ -46,22 +41,22 @@ final class RawRoundTrips {
             List<Future<?>> futures = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
                 futures.add(pool.submit(() -> {
-                    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                    HttpRequest call = request(target, target.session() ? initialize(http, target) : null, toolCallJson);
-                    long now;
-                    while ((now = System.nanoTime()) < end) {
-                        HttpResponse<String> response = http.send(call, HttpResponse.BodyHandlers.ofString());
-                        long took = System.nanoTime() - now;
-                        if (now < warmEnd) {
-                            continue;
-                        }
-                        String body = response.body();
-                        if (response.statusCode() != 200 || !body.contains("\"result\"")) {
-                            failed.incrementAndGet();
-                        } else if (body.contains("\"isError\":true")) {
-                            refused.incrementAndGet();
-                        } else {
-                            latencies.add(took);
+                    try (PlainHttp http = new PlainHttp(target.url())) {
+                        Map<String, String> headers = headers(target, target.session() ? initialize(http, target) : null);
+                        long now;
+                        while ((now = System.nanoTime()) < end) {
+                            PlainHttp.Response response = http.post(headers, toolCallJson);
+                            long took = System.nanoTime() - now;
+                            if (now < warmEnd) {
+                                continue;
+                            }
+                            if (response.status() != 200 || !response.body().contains("\"result\"")) {
+                                failed.incrementAndGet();
+                            } else if (response.body().contains("\"isError\":true")) {
+                                refused.incrementAndGet();
+                            } else {
+                                latencies.add(took);
+                            }
                         }
                     }
                     return null;
@@ -75,30 +70,27 @@ final class RawRoundTrips {
     }
 
     /** The MCP handshake; returns the session id the server assigned. */
-    private static String initialize(HttpClient http, Target target) throws Exception {
-        HttpResponse<String> init = http.send(request(target, null, """
+    private static String initialize(PlainHttp http, Target target) throws Exception {
+        PlainHttp.Response init = http.post(headers(target, null), """
                 {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},\
-                "clientInfo":{"name":"sandbox-mcp-bench","version":"1"}}}"""), HttpResponse.BodyHandlers.ofString());
-        Optional<String> session = init.headers().firstValue("mcp-session-id");
-        if (init.statusCode() != 200 || session.isEmpty()) {
-            throw new IllegalStateException("initialize: HTTP " + init.statusCode() + ", no session id: " + init.body());
+                "clientInfo":{"name":"sandbox-mcp-bench","version":"1"}}}""");
+        String session = init.headers().get("mcp-session-id");
+        if (init.status() != 200 || session == null) {
+            throw new IllegalStateException("initialize: HTTP " + init.status() + ", no session id: " + init.body());
         }
-        http.send(request(target, session.get(), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"),
-                HttpResponse.BodyHandlers.discarding());
-        return session.get();
+        http.post(headers(target, session), "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+        return session;
     }
 
-    private static HttpRequest request(Target target, String session, String json) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(target.url()))
-                .header("Content-Type", "application/json")
-                .header("Accept", ACCEPT)
-                .POST(HttpRequest.BodyPublishers.ofString(json));
+    /** The headers every request of the target carries. */
+    static Map<String, String> headers(Target target, String session) {
+        Map<String, String> headers = new LinkedHashMap<>();
         if (target.token() != null) {
-            builder.header("Authorization", "Bearer " + target.token());
+            headers.put("Authorization", "Bearer " + target.token());
         }
         if (session != null) {
-            builder.header("Mcp-Session-Id", session);
+            headers.put("Mcp-Session-Id", session);
         }
-        return builder.build();
+        return headers;
     }
 }
