@@ -3,6 +3,7 @@ package dev.sandboxmcp.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sandboxmcp.config.Limits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -65,6 +66,17 @@ class SessionShellTest {
         ProcStat stat = ProcStat.parse(lines[1].getBytes(StandardCharsets.ISO_8859_1), lines[1].length());
         assertThat(stat.session()).isEqualTo(Long.parseLong(lines[0]));
         assertThat(lines[2]).isEqualTo("1000");
+    }
+
+    @Test
+    void aCommandAtTheKernelsLimitStillRunsUntouchedAndFirstForTheOomKiller() throws Exception {
+        String head = "cat /proc/self/oom_score_adj; printf '%s|' \"$0\" \"$#\" #";
+        for (int length : new int[] {Limits.COMMAND_BYTES - 1, Limits.COMMAND_BYTES - SessionShell.OOM_FIRST.length() - 1,
+                Limits.COMMAND_BYTES - SessionShell.OOM_FIRST.length()}) {
+            String command = head + "x".repeat(length - head.length());
+            CommandResult result = runner.run(command, dir, Duration.ofSeconds(10));
+            assertThat(result.stdout().text()).as("a command of %d bytes", length).isEqualTo("1000\n/bin/sh|0|");
+        }
     }
 
     @Test
