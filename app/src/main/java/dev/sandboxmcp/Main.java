@@ -128,11 +128,12 @@ public final class Main {
             socket = child.socket();
         }
         Limits limits = config.limits();
-        RunnerClient runner = new RunnerClient(socket, maxReplyBytes(limits), (tool, arguments) -> deadline(limits, tool, arguments));
+        RunnerClient runner = new RunnerClient(socket, maxReplyBytes(limits),
+                (tool, arguments) -> deadline(limits, tool, arguments));
         ToolDispatcher tools = new ToolDispatcher(ToolCatalog.definitions(limits), runner, new AuditLog(auditOut));
         try {
-            SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(limits, config.toolchains()), version(),
-                    runnerHealth(runner));
+            SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(limits, config.toolchains()),
+                    version(), runnerHealth(runner));
             return new Running(server, child);
         } catch (RuntimeException e) {
             if (child != null) {

@@ -41,7 +41,8 @@ class AuthVariantsTest {
         variants.put("basic", "Authorization: Basic " + TOKEN + "\r\n");
         variants.put("other header", "X-Authorization: Bearer " + TOKEN + "\r\n");
 
-        try (ServerProcessTest.Server server = ServerProcessTest.Server.start(harness, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of())) {
+        try (ServerProcessTest.Server server = ServerProcessTest.Server.start(harness, Map.of("MCP_AUTH_TOKEN", TOKEN),
+                List.of())) {
             for (var variant : variants.entrySet()) {
                 for (String path : List.of("/mcp-sandbox/mcp", "/mcp-sandbox/message?sessionId=abc")) {
                     RawHttp.Response response = RawHttp.post(server.port, path, JSON_HEADERS + variant.getValue(), INITIALIZE);

@@ -62,7 +62,8 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
 
         String toolchains = reader.string("MCP_TOOLCHAINS", "").strip();
         if (!TOOLCHAINS.matcher(toolchains).matches()) {
-            throw new ConfigException("MCP_TOOLCHAINS must be at most 512 printable ASCII characters (it is the runner image's toolchain label)");
+            throw new ConfigException("MCP_TOOLCHAINS must be at most 512 printable ASCII characters "
+                    + "(it is the runner image's toolchain label)");
         }
         return new Config(address.host(), address.port(), basePath, runnerSocket, workspace, token, origins, proxies,
                 limits(reader), toolchains);
@@ -140,7 +141,8 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
             value = "/" + value;
         }
         if (!BASE_PATH.matcher(value).matches()) {
-            throw new ConfigException("MCP_BASE_PATH must be a URL path such as /mcp-sandbox (letters, digits, . _ ~ -), got '" + raw + "'");
+            throw new ConfigException("MCP_BASE_PATH must be a URL path such as /mcp-sandbox (letters, digits, . _ ~ -), got '"
+                    + raw + "'");
         }
         return value;
     }
@@ -148,7 +150,8 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
     static Path workspace(String raw) throws ConfigException {
         Path path = Path.of(raw).toAbsolutePath().normalize();
         if (!Files.exists(path)) {
-            throw new ConfigException("MCP_WORKSPACE " + path + " does not exist; create it or point MCP_WORKSPACE at your development directory");
+            throw new ConfigException("MCP_WORKSPACE " + path
+                    + " does not exist; create it or point MCP_WORKSPACE at your development directory");
         }
         if (!Files.isDirectory(path)) {
             throw new ConfigException("MCP_WORKSPACE " + path + " is not a directory");
@@ -187,7 +190,8 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
         }
         String source = hasFile ? "the token in MCP_AUTH_TOKEN_FILE" : "MCP_AUTH_TOKEN";
         if (token.length() < MIN_TOKEN_LENGTH) {
-            throw new ConfigException(source + " is " + token.length() + " characters; at least " + MIN_TOKEN_LENGTH + " are required");
+            throw new ConfigException(source + " is " + token.length() + " characters; at least " + MIN_TOKEN_LENGTH
+                    + " are required");
         }
         if (!TOKEN_CHARACTERS.matcher(token).matches()) {
             throw new ConfigException(source + " may hold only printable ASCII without spaces");

@@ -238,9 +238,10 @@ public final class CommandRunner implements AutoCloseable {
     }
 
     /**
-     * Starts {@code true} the way every command starts (a login shell in a session of its own) and waits for it, for the health probe: it fails when no process can
-     * be started (the pids limit taken) or the shell does not come back. It takes no slot, so a
-     * server busy with commands is still healthy.
+     * Starts {@code true} the way every command starts (a login shell in a session of its own) and
+     * waits for it, for the health probe: it fails when no process can be started (the pids limit
+     * taken) or the shell does not come back. It takes no slot, so a server busy with commands is
+     * still healthy.
      */
     public void probe(Path workingDirectory, Duration deadline) throws IOException, InterruptedException {
         sweep.begin();

@@ -23,7 +23,10 @@ public record OutputView(String head, String tail, long totalBytes, long omitted
         return omittedTo > omittedFrom;
     }
 
-    /** The views of stdout and stderr, sharing {@code viewBytes}: a stream needing less than half leaves the rest to the other. */
+    /**
+     * The views of stdout and stderr, sharing {@code viewBytes}: a stream needing less than half
+     * leaves the rest to the other.
+     */
     public static OutputView[] of(OutputLog stdout, OutputLog stderr, int viewBytes) {
         long out = stdout.totalBytes();
         long err = stderr.totalBytes();

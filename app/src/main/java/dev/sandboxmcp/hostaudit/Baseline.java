@@ -74,7 +74,8 @@ record Baseline(Path file, List<Finding> accepted, String acceptedAt) {
 
     /** Records {@code findings} as accepted for {@code tree}: written to a temporary file, then renamed. */
     static void save(Path file, Path tree, List<Finding> findings) throws IOException {
-        Files.createDirectories(file.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.createDirectories(file.getParent(),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("tree", tree.toString());
         document.put("accepted", Instant.now().toString());

@@ -50,7 +50,10 @@ public final class TreeAudit {
     private final Workspace files;
     private final GitConfigFile git;
     private final Set<Finding> findings = new HashSet<>();
-    /** Git directories and config files read, each with the work tree it was reached from (relative paths in it depend on that). */
+    /**
+     * Git directories and config files read, each with the work tree it was reached from (relative
+     * paths in it depend on that).
+     */
     private final Set<List<Path>> gitDirectoriesSeen = new HashSet<>();
     private final Set<List<Path>> configsSeen = new HashSet<>();
     private long entries;

@@ -26,8 +26,8 @@ record EditDiff(String text, boolean truncated) {
     static EditDiff of(String path, String before, String after, int maxChars) {
         List<String> original = before.lines().toList();
         List<String> revised = after.lines().toList();
-        List<String> lines = UnifiedDiffUtils.generateUnifiedDiff(Names.display("a/" + path), Names.display("b/" + path), original,
-                patch(original, revised), 3);
+        List<String> lines = UnifiedDiffUtils.generateUnifiedDiff(Names.display("a/" + path), Names.display("b/" + path),
+                original, patch(original, revised), 3);
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < lines.size(); i++) {
             if (out.length() + lines.get(i).length() + 1 > maxChars) {

@@ -40,7 +40,8 @@ final class EditFileTool extends DefinedTool {
 
     private static ToolSpec spec(Limits limits) {
         return new ToolSpec("edit_file", "Edit a text file",
-                "Replace exact text in a UTF-8 file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB). old_text "
+                "Replace exact text in a UTF-8 file beneath the workspace (at most " + limits.fileMaxBytes() / 1024
+                        + " KiB). old_text "
                         + "must occur exactly expected_replacements times (default 1); otherwise nothing changes and the "
                         + "error says how many matched. The file is replaced atomically and the result carries a unified diff.",
                 INPUT_SCHEMA, OUTPUT_SCHEMA.formatted(limits.diffChars() / 1024), Hints.destructive());
@@ -81,7 +82,8 @@ final class EditFileTool extends DefinedTool {
                         + "Read the file again and copy the text exactly, whitespace included.");
             }
             if (matches != expected) {
-                return ToolResponse.failure(path, "old_text matches " + matches + " times in " + Names.quoted(path) + ", expected "
+                return ToolResponse.failure(path, "old_text matches " + matches + " times in " + Names.quoted(path)
+                        + ", expected "
                         + expected + "; nothing was changed. Add context to make it unique, or set expected_replacements="
                         + matches + " to replace all.");
             }
@@ -112,8 +114,8 @@ final class EditFileTool extends DefinedTool {
             structured.put("diff", diff.text());
             structured.put("diff_truncated", diff.truncated());
             structured.put("bytes", bytes.length);
-            return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in " + Names.display(path)
-                    + "\n" + diff.text(), structured, path, (long) bytes.length);
+            return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in "
+                    + Names.display(path) + "\n" + diff.text(), structured, path, (long) bytes.length);
         } catch (IOException e) {
             return WorkspaceErrors.failure(path, "edit", e);
         }

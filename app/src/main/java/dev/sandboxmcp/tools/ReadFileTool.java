@@ -87,7 +87,8 @@ final class ReadFileTool extends DefinedTool {
             if (tail > 0) {
                 return tail(path, tail);
             }
-            return limit == 0 ? page(path, Math.max(offset, 1), pageLines, pageBytes) : page(path, Math.max(offset, 1), limit, maxBytes);
+            return limit == 0 ? page(path, Math.max(offset, 1), pageLines, pageBytes)
+                    : page(path, Math.max(offset, 1), limit, maxBytes);
         } catch (IOException e) {
             return WorkspaceErrors.failure(path, "read", e);
         }
@@ -182,7 +183,8 @@ final class ReadFileTool extends DefinedTool {
         }
         if (cut != null) {
             text.append("[line ").append(cut.line()).append(" is ").append(cut.bytes()).append(" bytes, longer than a page of ")
-                    .append(pageMax).append(": cut after its first ").append(cut.kept()).append(" bytes. The rest starts at byte ")
+                    .append(pageMax).append(": cut after its first ").append(cut.kept())
+                    .append(" bytes. The rest starts at byte ")
                     .append(cut.restOffset()).append("; read it with run_command, e.g. tail -c +").append(cut.restOffset() + 1)
                     .append(' ').append(Names.display(shellWord(path))).append(" | head -c ").append(pageMax).append("]\n");
         }

@@ -96,7 +96,8 @@ final class RunCommandTool extends DefinedTool {
             return ToolResponse.failure(command, "stdin is " + input.length + " bytes, over the limit of " + limits.fileMaxBytes()
                     + "; write it to a file with write_file and redirect it instead");
         }
-        Thread ticker = startTicker(progress, limits.progressInterval(), Math.min(timeoutSeconds, limits.callBudget().toSeconds()));
+        Thread ticker = startTicker(progress, limits.progressInterval(),
+                Math.min(timeoutSeconds, limits.callBudget().toSeconds()));
         try {
             CommandResult result = runner.run(command, directory, Duration.ofSeconds(timeoutSeconds), input,
                     new CommandRunner.Handover(limits.callBudget(), jobs, cwd));
@@ -162,8 +163,10 @@ final class RunCommandTool extends DefinedTool {
 
         StringBuilder text = new StringBuilder();
         if (result.job() != null) {
-            text.append("still running after ").append(limits.callBudget().toSeconds()).append(" s (the call budget): it goes on as ")
-                    .append(result.job().id()).append(" until its ").append(timeoutSeconds).append(" s timeout; call job_output {\"id\": \"")
+            text.append("still running after ").append(limits.callBudget().toSeconds())
+                    .append(" s (the call budget): it goes on as ")
+                    .append(result.job().id()).append(" until its ").append(timeoutSeconds)
+                    .append(" s timeout; call job_output {\"id\": \"")
                     .append(result.job().id()).append("\"} for its output from the start and its exit code\n");
         } else if (result.timedOut()) {
             text.append("timed out after ").append(timeoutSeconds)

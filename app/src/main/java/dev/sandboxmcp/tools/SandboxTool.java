@@ -8,9 +8,10 @@ public interface SandboxTool {
     McpSchema.Tool definition();
 
     /**
-     * Handles a call; {@code progress} reports on long work where the caller can receive it. Expected failures are returned as {@link ToolResponse#failure}; a bad
-     * argument may be thrown as {@link ToolInputException}. Anything else thrown is a bug, and the
-     * dispatcher turns it into a generic tool error.
+     * Handles a call; {@code progress} reports on long work where the caller can receive it.
+     * Expected failures are returned as {@link ToolResponse#failure}; a bad argument may be thrown
+     * as {@link ToolInputException}. Anything else thrown is a bug, and the dispatcher turns it
+     * into a generic tool error.
      */
     ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException;
 }

@@ -62,10 +62,12 @@ final class TextDecoding {
     }
 
     static String notUtf8(String path) {
-        return Names.quoted(path) + " is not valid UTF-8 text (a binary file?); inspect it with run_command, e.g. file, xxd or hexdump";
+        return Names.quoted(path)
+                + " is not valid UTF-8 text (a binary file?); inspect it with run_command, e.g. file, xxd or hexdump";
     }
 
     static String binary(String path) {
-        return Names.quoted(path) + " contains NUL bytes, so it is binary, not text; inspect it with run_command, e.g. file, xxd or hexdump";
+        return Names.quoted(path)
+                + " contains NUL bytes, so it is binary, not text; inspect it with run_command, e.g. file, xxd or hexdump";
     }
 }

@@ -60,7 +60,8 @@ public final class ToolDispatcher {
     public List<McpServerFeatures.SyncToolSpecification> sessionSpecifications() {
         return tools.stream()
                 .map(tool -> new McpServerFeatures.SyncToolSpecification(tool,
-                        (exchange, request) -> dispatch(tool, request, exchange.transportContext(), progressOf(exchange, request))))
+                        (exchange, request) -> dispatch(tool, request, exchange.transportContext(),
+                                progressOf(exchange, request))))
                 .toList();
     }
 

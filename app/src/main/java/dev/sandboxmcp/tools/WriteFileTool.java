@@ -59,7 +59,8 @@ final class WriteFileTool extends DefinedTool {
         boolean append = arguments.optionalBoolean("append", false);
         byte[] bytes = TextDecoding.encode(content);
         if (bytes == null) {
-            return ToolResponse.failure(path, "content is not valid Unicode text (an unpaired surrogate escape?); nothing was written");
+            return ToolResponse.failure(path,
+                    "content is not valid Unicode text (an unpaired surrogate escape?); nothing was written");
         }
         if (bytes.length > maxBytes) {
             return ToolResponse.failure(path, "content is " + bytes.length + " bytes, over the limit of " + maxBytes

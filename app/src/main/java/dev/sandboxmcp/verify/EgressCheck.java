@@ -83,7 +83,8 @@ final class EgressCheck {
     }
 
     private static Optional<String> stdout(McpSyncClient client, String command) {
-        CallToolResult result = client.callTool(new CallToolRequest("run_command", Map.of("command", command, "timeout_seconds", 30)));
+        CallToolResult result = client.callTool(new CallToolRequest("run_command",
+                Map.of("command", command, "timeout_seconds", 30)));
         if (Boolean.TRUE.equals(result.isError()) || !(result.structuredContent() instanceof Map<?, ?> m)
                 || !(m.get("stdout") instanceof String text)) {
             return Optional.empty();

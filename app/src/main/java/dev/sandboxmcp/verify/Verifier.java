@@ -217,7 +217,8 @@ public final class Verifier {
         boolean listed = list.structuredContent() instanceof Map<?, ?> m && String.valueOf(m.get("entries")).contains(file);
         results.add(toolCheck(transport, "list_directory", list, listed, "lists the probe file"));
         String editedContent = content.replace("verify", "verified");
-        CallToolResult run = client.callTool(new CallToolRequest("run_command", Map.of("command", "cat " + file + " && rm " + file)));
+        CallToolResult run = client.callTool(new CallToolRequest("run_command",
+                Map.of("command", "cat " + file + " && rm " + file)));
         boolean ran = run.structuredContent() instanceof Map<?, ?> m && Integer.valueOf(0).equals(m.get("exit_code"))
                 && editedContent.equals(m.get("stdout"));
         results.add(toolCheck(transport, "run_command", run, ran, "cat and rm exited 0"));
@@ -245,7 +246,8 @@ public final class Verifier {
                 && Integer.valueOf(0).equals(m.get("exit_code"));
         results.add(toolCheck(transport, "job_output", output, done, "finished with its output"));
         CallToolResult list = client.callTool(new CallToolRequest("list_jobs", Map.of()));
-        results.add(toolCheck(transport, "list_jobs", list, String.valueOf(list.structuredContent()).contains((String) id), "lists it"));
+        results.add(toolCheck(transport, "list_jobs", list, String.valueOf(list.structuredContent()).contains((String) id),
+                "lists it"));
         CallToolResult stop = client.callTool(new CallToolRequest("stop_job", Map.of("id", id)));
         results.add(toolCheck(transport, "stop_job", stop, !Boolean.TRUE.equals(stop.isError()), "stopped"));
         return results;

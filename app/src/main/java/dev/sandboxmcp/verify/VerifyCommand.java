@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * {@code java -jar sandbox-mcp.jar verify <base-url>}: runs the checklist and prints a PASS/FAIL
- * table. The token comes from {@code MCP_AUTH_TOKEN}; {@code --insecure} accepts any TLS certificate. Exit code 0 when every check passes, 1 when
- * any fails, 2 on bad usage.
+ * table. The token comes from {@code MCP_AUTH_TOKEN}; {@code --insecure} accepts any TLS
+ * certificate. Exit code 0 when every check passes, 1 when any fails, 2 on bad usage.
  */
 public final class VerifyCommand {
 
@@ -39,7 +39,8 @@ public final class VerifyCommand {
             out.printf("%-4s  %-" + width + "s  %s%n", result.passed() ? "PASS" : "FAIL", result.name(), result.detail());
         }
         long failed = results.stream().filter(r -> !r.passed()).count();
-        out.println(failed == 0 ? "all " + results.size() + " checks passed" : failed + " of " + results.size() + " checks FAILED");
+        out.println(failed == 0 ? "all " + results.size() + " checks passed"
+                : failed + " of " + results.size() + " checks FAILED");
         return failed == 0 ? 0 : 1;
     }
 }

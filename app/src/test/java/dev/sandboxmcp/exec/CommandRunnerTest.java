@@ -114,13 +114,15 @@ class CommandRunnerTest {
 
     @Test
     void outputCapHoldsAtTheEdgeForBothStreams() throws Exception {
-        CommandResult exact = run("head -c " + CAP + " /dev/zero | tr '\\0' a; head -c " + CAP + " /dev/zero | tr '\\0' b >&2", 30);
+        CommandResult exact = run("head -c " + CAP + " /dev/zero | tr '\\0' a; head -c " + CAP
+                + " /dev/zero | tr '\\0' b >&2", 30);
         assertThat(exact.stdout().text()).hasSize(CAP);
         assertThat(exact.stdout().truncated()).isFalse();
         assertThat(exact.stderr().text()).hasSize(CAP);
         assertThat(exact.stderr().truncated()).isFalse();
 
-        CommandResult over = run("head -c " + (CAP + 1) + " /dev/zero | tr '\\0' a; head -c " + (CAP + 1) + " /dev/zero | tr '\\0' b >&2", 30);
+        CommandResult over = run("head -c " + (CAP + 1) + " /dev/zero | tr '\\0' a; head -c " + (CAP + 1)
+                + " /dev/zero | tr '\\0' b >&2", 30);
         assertThat(over.stdout().text()).hasSize(CAP);
         assertThat(over.stdout().truncated()).isTrue();
         assertThat(over.stdout().totalBytes()).isEqualTo(CAP + 1);

@@ -60,7 +60,8 @@ class SessionShellTest {
     @Test
     void theFallbackForOlderGlibcGivesTheSameSessionAndOomScore() throws Exception {
         Process process = SessionShell.startWithSetsid(List.of("/bin/sh", "-lc", SessionShell.OOM_FIRST
-                + "echo $$; cat /proc/$$/stat; cat /proc/self/oom_score_adj"), dir, Map.of("PATH", "/usr/bin:/bin"), false, false);
+                + "echo $$; cat /proc/$$/stat; cat /proc/self/oom_score_adj"), dir, Map.of("PATH", "/usr/bin:/bin"), false,
+                false);
         String[] lines = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n");
         assertThat(process.waitFor()).isZero();
         ProcStat stat = ProcStat.parse(lines[1].getBytes(StandardCharsets.ISO_8859_1), lines[1].length());

@@ -127,7 +127,8 @@ class TreeAuditTest {
                 new Finding("elsewhere/store/config", "include.path", "../shared.inc"),
                 new Finding("elsewhere/shared.inc", "credential.helper", "!sh -c id"),
                 new Finding("elsewhere/store/config", "core.hookspath", "hookdir"),
-                new Finding("work/hookdir/pre-commit", "hook (core.hooksPath)", "executable, sha256 " + sha256Prefix("#!/bin/sh\n")));
+                new Finding("work/hookdir/pre-commit", "hook (core.hooksPath)", "executable, sha256 "
+                        + sha256Prefix("#!/bin/sh\n")));
     }
 
     @Test
@@ -152,7 +153,8 @@ class TreeAuditTest {
                         "symbolic link to ../outside/.envrc"),
                 new Finding("linked-repo/.git", "symbolic link", outside.resolve(".git").toRealPath()
                         + " (outside the audited tree: not audited)"),
-                new Finding("pointer/.git", "gitdir", outside.resolve(".git").toRealPath() + " (outside the audited tree: not audited)"));
+                new Finding("pointer/.git", "gitdir", outside.resolve(".git").toRealPath()
+                        + " (outside the audited tree: not audited)"));
     }
 
     @Test

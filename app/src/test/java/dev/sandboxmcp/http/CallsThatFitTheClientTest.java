@@ -176,9 +176,11 @@ class CallsThatFitTheClientTest {
         Path pidA = workspace.resolve("client-a.pid");
         Path pidB = workspace.resolve("client-b.pid");
         CompletableFuture<RawHttp.Response> callA = CompletableFuture.supplyAsync(() -> postQuietly(
-                "Mcp-Session-Id: " + a + "\r\n", call(70, "run_command", Map.of("command", treeCommand(pidA), "timeout_seconds", 30))));
+                "Mcp-Session-Id: " + a + "\r\n",
+                call(70, "run_command", Map.of("command", treeCommand(pidA), "timeout_seconds", 30))));
         CompletableFuture<RawHttp.Response> callB = CompletableFuture.supplyAsync(() -> postQuietly(
-                "Mcp-Session-Id: " + b + "\r\n", call(70, "run_command", Map.of("command", "echo $$ > client-b.pid; sleep 1; echo b",
+                "Mcp-Session-Id: " + b + "\r\n",
+                call(70, "run_command", Map.of("command", "echo $$ > client-b.pid; sleep 1; echo b",
                         "timeout_seconds", 30))), CALLS);
         long childA = awaitPid(pidA);
         awaitPid(pidB);

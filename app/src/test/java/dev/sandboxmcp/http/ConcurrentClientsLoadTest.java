@@ -40,7 +40,8 @@ class ConcurrentClientsLoadTest {
         AtomicLong busy = new AtomicLong();
         AtomicLong otherToolErrors = new AtomicLong();
         List<String> firstErrors = Collections.synchronizedList(new ArrayList<>());
-        try (TestServer server = TestServer.start(workspace); ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+        try (TestServer server = TestServer.start(workspace);
+                ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             CountDownLatch ready = new CountDownLatch(CLIENTS);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             List<Future<?>> clients = new ArrayList<>();
@@ -70,7 +71,8 @@ class ConcurrentClientsLoadTest {
                                         firstErrors.add(text);
                                     }
                                 } else {
-                                    latencies.computeIfAbsent(request.name(), k -> Collections.synchronizedList(new ArrayList<>()))
+                                    latencies.computeIfAbsent(request.name(),
+                                                    k -> Collections.synchronizedList(new ArrayList<>()))
                                             .add(micros);
                                 }
                             } catch (RuntimeException e) {

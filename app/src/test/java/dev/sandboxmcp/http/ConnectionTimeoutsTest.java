@@ -80,7 +80,8 @@ class ConnectionTimeoutsTest {
     void commandSilentForLongerThanTheIdleTimeoutIsNotCut() throws Exception {
         try (RawHttp.Connection connection = RawHttp.Connection.open(server.port())) {
             long started = System.nanoTime();
-            RawHttp.Response response = connection.exchange(post(runCommand("sleep " + (IDLE_SECONDS * 2 + 1) + "; echo done")), null);
+            RawHttp.Response response = connection.exchange(post(runCommand("sleep " + (IDLE_SECONDS * 2 + 1) + "; echo done")),
+                    null);
             assertThat(response).as("the connection was cut while the command ran").isNotNull();
             assertThat(response.status()).isEqualTo(200);
             assertThat(response.body()).contains("done\\n").contains("\"exit_code\":0");
@@ -100,7 +101,8 @@ class ConnectionTimeoutsTest {
             out.flush();
             List<String> lines = new ArrayList<>();
             CompletableFuture<Void> ended = CompletableFuture.runAsync(() -> {
-                try (BufferedReader reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))) {
+                try (BufferedReader reader = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                        StandardCharsets.UTF_8))) {
                     for (String line; (line = reader.readLine()) != null; ) {
                         synchronized (lines) {
                             lines.add(line);
@@ -114,7 +116,8 @@ class ConnectionTimeoutsTest {
             assertThat(ended).as("the server ended the event stream").isNotDone();
             synchronized (lines) {
                 assertThat(lines).contains("event: endpoint");
-                assertThat(lines.stream().filter(l -> l.contains("\"method\":\"ping\""))).as("pings every 3 s").hasSizeGreaterThanOrEqualTo(2);
+                assertThat(lines.stream().filter(l -> l.contains("\"method\":\"ping\""))).as("pings every 3 s")
+                        .hasSizeGreaterThanOrEqualTo(2);
             }
         }
     }
@@ -177,7 +180,8 @@ class ConnectionTimeoutsTest {
                 body.substring(body.length() - 1));
 
         for (var slow : List.of(headerLines, blankLines, requestLine)) {
-            assertThat(slow.get(60, TimeUnit.SECONDS)).as("head closed at (ms)").isBetween(HEAD_MILLIS - 500, HEAD_MILLIS + 4_000);
+            assertThat(slow.get(60, TimeUnit.SECONDS)).as("head closed at (ms)")
+                    .isBetween(HEAD_MILLIS - 500, HEAD_MILLIS + 4_000);
         }
         assertThat(justInTime.get(60, TimeUnit.SECONDS)).as("a head that took %d s is answered", seconds - 3).isEqualTo(-1);
         assertThat(slowBody.get(120, TimeUnit.SECONDS)).as("body closed at (ms)").isBetween(bodyMillis - 500, bodyMillis + 4_000);

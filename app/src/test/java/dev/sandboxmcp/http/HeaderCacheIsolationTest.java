@@ -176,7 +176,8 @@ class HeaderCacheIsolationTest {
             for (String bait : baits) {
                 assertThat(RawHttp.post(proxy.port(), TestServer.BASE + "/mcp", victimHeaders, TOOLS_LIST).status())
                         .as("the victim before the attack").isEqualTo(200);
-                RawHttp.send(proxy.port(), "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + bait + "\r\n", null);
+                RawHttp.send(proxy.port(), "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + bait + "\r\n",
+                        null);
                 for (int i = 0; i < 3; i++) {
                     RawHttp.Response victim = RawHttp.post(proxy.port(), TestServer.BASE + "/mcp", victimHeaders, TOOLS_LIST);
                     assertThat(victim.status()).as("the victim's request %d after %s", i, bait.strip()).isEqualTo(200);

@@ -176,7 +176,8 @@ class HttpBoundaryTest {
 
     @Test
     void oversizedBodyIsRefusedWith413() throws Exception {
-        String huge = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"" + "x".repeat(9 * 1024 * 1024) + "\"}}";
+        String huge = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"" + "x".repeat(9 * 1024 * 1024)
+                + "\"}}";
         // Expect: 100-continue lets the server refuse before the client has pushed the whole body,
         // so the refusal is read instead of racing a broken pipe.
         HttpRequest request = HttpRequest.newBuilder(URI.create(server.url("/mcp-sandbox/mcp")))

@@ -168,7 +168,8 @@ class McpTransportsTest {
         String marker = "audit-" + name + "-" + System.nanoTime();
         try (McpSyncClient client = connect.apply(server)) {
             client.initialize();
-            client.callTool(new CallToolRequest("write_file", Map.of("path", marker + ".txt", "content", "SECRET-CONTENT-" + name)));
+            client.callTool(new CallToolRequest("write_file",
+                    Map.of("path", marker + ".txt", "content", "SECRET-CONTENT-" + name)));
             client.callTool(new CallToolRequest("run_command", Map.of("command", "echo " + marker)));
         }
         List<String> lines = server.auditLog().lines().filter(l -> l.contains(marker)).toList();

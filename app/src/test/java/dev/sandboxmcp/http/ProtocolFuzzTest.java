@@ -137,7 +137,8 @@ class ProtocolFuzzTest {
             assertThat(response.status()).as("payload %s -> %s", payload, response.head()).isLessThan(500);
             assertThat(response.body()).as("payload %s leaks internals", payload).doesNotContain("stackTrace")
                     .doesNotContain("Exception");
-            if (response.status() == 200 && !response.body().contains("\"error\"") && !response.body().contains("\"isError\":true")) {
+            if (response.status() == 200 && !response.body().contains("\"error\"")
+                    && !response.body().contains("\"isError\":true")) {
                 accepted++; // a mutation that is still a valid request (e.g. a changed id) may succeed
             } else if (response.status() == 200 || response.status() == 202) {
                 continue;

@@ -82,7 +82,8 @@ class FileToolsTest {
                 .containsEntry("has_more", true);
         assertThat(whole.text()).contains("call again with offset=" + (pageLines + 1));
         Files.writeString(root.resolve("many.txt"), "a\n".repeat(5_000));
-        assertThat(call(read, Map.of("path", "many.txt")).structured()).containsEntry("lines", (long) Limits.defaults().pageLines());
+        assertThat(call(read, Map.of("path", "many.txt")).structured())
+                .containsEntry("lines", (long) Limits.defaults().pageLines());
 
         ToolResponse first = call(read, Map.of("path", "big.txt", "offset", 1, "limit", 10));
         assertThat(first.structured()).containsEntry("lines", 10L).containsEntry("total_lines", 30_000L)
@@ -189,7 +190,8 @@ class FileToolsTest {
     void editCannotLeaveTheWorkspace() throws Exception {
         Files.createSymbolicLink(root.resolve("link"), Path.of("../outside/secret.txt"));
         assertThat(call(edit, Map.of("path", "link", "old_text", "secret", "new_text", "owned")).error()).isTrue();
-        assertThat(call(edit, Map.of("path", "../outside/secret.txt", "old_text", "secret", "new_text", "owned")).error()).isTrue();
+        assertThat(call(edit, Map.of("path", "../outside/secret.txt", "old_text", "secret", "new_text", "owned")).error())
+                .isTrue();
         assertThat(temp.resolve("outside/secret.txt")).hasContent("secret");
     }
 

@@ -92,7 +92,8 @@ class HostileCommandsTest {
     /** Live processes started by any command (they carry the runner's environment marker). */
     static Set<Long> markedProcesses() throws IOException {
         Set<Long> pids = new HashSet<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Path.of("/proc"),
+                p -> p.getFileName().toString().matches("\\d+"))) {
             for (Path entry : entries) {
                 try {
                     String stat = Files.readString(entry.resolve("stat"));

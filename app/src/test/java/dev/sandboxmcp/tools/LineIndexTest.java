@@ -41,7 +41,8 @@ class LineIndexTest {
         for (long line = 1; line <= 10_000; line += 7) {
             Position floor = index.floor(line);
             assertThat(floor.offset()).isEqualTo(start(floor.line()));
-            assertThat(floor.line()).isLessThanOrEqualTo(line).isGreaterThan(Math.min(line, index.nextCheckpoint() - stride) - stride);
+            assertThat(floor.line()).isLessThanOrEqualTo(line)
+                    .isGreaterThan(Math.min(line, index.nextCheckpoint() - stride) - stride);
         }
     }
 

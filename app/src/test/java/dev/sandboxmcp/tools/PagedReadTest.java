@@ -46,7 +46,8 @@ class PagedReadTest {
     }
 
     ToolResponse page(String path, long offset, long limit) throws ToolInputException {
-        ToolResponse response = read.call(new ToolArguments(Map.of("path", path, "offset", offset, "limit", limit)), Progress.NONE);
+        ToolResponse response = read.call(new ToolArguments(Map.of("path", path, "offset", offset, "limit", limit)),
+                Progress.NONE);
         assertThat(response.error()).as(response.text()).isFalse();
         return response;
     }
@@ -130,7 +131,8 @@ class PagedReadTest {
     void nulAnywhereMakesTheFileBinaryButBadUtf8CountsOnlyInTheLinesReturned() throws Exception {
         Files.write(root.resolve("nul-later.txt"), new byte[] {'o', 'k', '\n', 'a', 0, '\n'});
         Files.write(root.resolve("bad-later.txt"), new byte[] {'o', 'k', '\n', (byte) 0xff, '\n'});
-        ToolResponse binary = read.call(new ToolArguments(Map.of("path", "nul-later.txt", "offset", 1, "limit", 1)), Progress.NONE);
+        ToolResponse binary = read.call(new ToolArguments(Map.of("path", "nul-later.txt", "offset", 1, "limit", 1)),
+                Progress.NONE);
         assertThat(binary.error()).isTrue();
         assertThat(binary.text()).contains("NUL");
         assertThat(page("bad-later.txt", 1, 1).structured()).containsEntry("content", "ok\n").containsEntry("total_lines", 2L);

@@ -44,7 +44,8 @@ class PagingIndexTest {
     }
 
     Map<String, Object> page(String path, long offset, long limit) throws ToolInputException {
-        ToolResponse response = read.call(new ToolArguments(Map.of("path", path, "offset", offset, "limit", limit)), Progress.NONE);
+        ToolResponse response = read.call(new ToolArguments(Map.of("path", path, "offset", offset, "limit", limit)),
+                Progress.NONE);
         assertThat(response.error()).as(response.text()).isFalse();
         return response.structured();
     }

@@ -32,7 +32,8 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * Paging gives the lines a plain read of the whole file gives, for random offsets and limits,
  * over files with CRLF endings, empty lines, no final newline, multi-byte characters and long
  * lines across the scanners' buffer boundaries (8-byte words, 64 KiB and 256 KiB blocks),
- * invalid UTF-8 and NUL bytes (a binary file, wherever they are); through a line index small enough that it fills and halves its stride.
+ * invalid UTF-8 and NUL bytes (a binary file, wherever they are); through a line index small
+ * enough that it fills and halves its stride.
  */
 class PagingPropertyTest {
 

@@ -72,7 +72,8 @@ class ProtectedFilesTest {
         Files.createDirectories(root.resolve("newrepo"));
         Map<Path, String> before = snapshot();
         for (boolean append : new boolean[] {false, true}) {
-            ToolResponse response = write.call(new ToolArguments(Map.of("path", path, "content", "[core]\n\tfsmonitor = touch /tmp/pwned\n",
+            ToolResponse response = write.call(new ToolArguments(Map.of("path", path, "content",
+                    "[core]\n\tfsmonitor = touch /tmp/pwned\n",
                     "append", append)), Progress.NONE);
             assertThat(response.error()).as(path).isTrue();
             assertThat(response.text()).as(path).startsWith("refused: ").contains("nothing was written")
@@ -84,12 +85,15 @@ class ProtectedFilesTest {
     @Test
     void theRefusalNamesWhatTheFileIsAndWhereALinkLed() throws Exception {
         ToolResponse viaLink = write.call(new ToolArguments(Map.of("path", "repo/src/cfg", "content", "x")), Progress.NONE);
-        assertThat(viaLink.text()).contains("'repo/src/cfg' (that is 'repo/.git/config')").contains("git repository's configuration");
-        ToolResponse hook = write.call(new ToolArguments(Map.of("path", "repo/.git/hooks/pre-commit", "content", "x")), Progress.NONE);
+        assertThat(viaLink.text()).contains("'repo/src/cfg' (that is 'repo/.git/config')")
+                .contains("git repository's configuration");
+        ToolResponse hook = write.call(new ToolArguments(Map.of("path", "repo/.git/hooks/pre-commit", "content", "x")),
+                Progress.NONE);
         assertThat(hook.text()).contains("'repo/.git/hooks/pre-commit' is in a git repository's hooks");
         ToolResponse envrc = write.call(new ToolArguments(Map.of("path", "repo/.envrc", "content", "x")), Progress.NONE);
         assertThat(envrc.text()).contains("direnv");
-        ToolResponse tasks = write.call(new ToolArguments(Map.of("path", "repo/.vscode/tasks.json", "content", "x")), Progress.NONE);
+        ToolResponse tasks = write.call(new ToolArguments(Map.of("path", "repo/.vscode/tasks.json", "content", "x")),
+                Progress.NONE);
         assertThat(tasks.text()).contains("VS Code");
     }
 

@@ -105,7 +105,8 @@ class WorkspaceFuzzTest {
     @Provide
     Arbitrary<List<Entry>> trees() {
         Arbitrary<String> dir = Arbitraries.of("", "a", "a/b", "d", "ü", "日本");
-        Arbitrary<Entry> entry = Combinators.combine(Arbitraries.of(Kind.values()), dir, names(), insideTargets(), escapeTargets())
+        Arbitrary<Entry> entry = Combinators.combine(Arbitraries.of(Kind.values()), dir, names(), insideTargets(),
+                escapeTargets())
                 .as((kind, parent, name, inside, escape) -> {
                     String path = parent.isEmpty() ? name : parent + "/" + name;
                     return switch (kind) {

@@ -155,11 +155,13 @@ public final class Benchmark {
                         root.resolve("bench/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js").toString(),
                         "streamableHttp"), Map.of("PORT", Integer.toString(nodePort)), temp.resolve("node.log"));
         try {
-            long nodeStart = Processes.millisUntilAnswers(nodeStarted, () -> Processes.listening(nodePort), Duration.ofSeconds(60));
+            long nodeStart = Processes.millisUntilAnswers(nodeStarted, () -> Processes.listening(nodePort),
+                    Duration.ofSeconds(60));
             Thread.sleep(1_000);
             double nodeIdleRss = Processes.rssMib(node.pid());
             String nodeOrigin = "http://127.0.0.1:" + nodePort;
-            Supplier<McpSyncClient> nodeClient = () -> connect(HttpClientStreamableHttpTransport.builder(nodeOrigin).endpoint("/mcp").build());
+            Supplier<McpSyncClient> nodeClient = () -> connect(HttpClientStreamableHttpTransport.builder(nodeOrigin)
+                    .endpoint("/mcp").build());
             CallToolRequest echo = new CallToolRequest("echo", Map.of("message", "x"));
             RawRoundTrips.Target nodeRaw = new RawRoundTrips.Target(nodeOrigin + "/mcp", null, true);
             String echoJson = toolCall("echo", "{\"message\":\"x\"}");
@@ -247,7 +249,8 @@ public final class Benchmark {
     }
 
     /** What was measured of the container; negative numbers and null stats when it could not run. */
-    private record ContainerFigures(long startMillis, double rssMib, LoadRun.Stats readStats, LoadRun.Stats runStats, String why) {
+    private record ContainerFigures(long startMillis, double rssMib, LoadRun.Stats readStats, LoadRun.Stats runStats,
+            String why) {
         String start() {
             return startMillis >= 0 ? startMillis + " ms" : why;
         }
@@ -265,7 +268,8 @@ public final class Benchmark {
         }
 
         private String cells(LoadRun.Stats s) {
-            return s == null ? why + " | | " : String.format(Locale.ROOT, "%.2f | %.2f | %.0f", s.p50Millis(), s.p99Millis(), s.callsPerSecond());
+            return s == null ? why + " | | "
+                    : String.format(Locale.ROOT, "%.2f | %.2f | %.0f", s.p50Millis(), s.p99Millis(), s.callsPerSecond());
         }
     }
 
@@ -286,18 +290,21 @@ public final class Benchmark {
         }
     }
 
-    private void compare(String client, int clients, LoadRun.Stats mine, LoadRun.Stats theirs, Map<String, Double> throughputRatio) {
+    private void compare(String client, int clients, LoadRun.Stats mine, LoadRun.Stats theirs,
+            Map<String, Double> throughputRatio) {
         double ratio = mine.callsPerSecond() / theirs.callsPerSecond();
         throughputRatio.put(client + "/" + clients, ratio);
-        line(String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.2f |", client, clients, mine.p50Millis(),
-                theirs.p50Millis(), mine.p50Millis() / theirs.p50Millis(), mine.callsPerSecond(), theirs.callsPerSecond(), ratio));
+        line(String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.2f |", client, clients,
+                mine.p50Millis(), theirs.p50Millis(), mine.p50Millis() / theirs.p50Millis(), mine.callsPerSecond(),
+                theirs.callsPerSecond(), ratio));
         System.out.println(report.substring(report.lastIndexOf("\n", report.length() - 2) + 1).strip());
     }
 
     /** The installed version of an npm package of the reference servers. */
     static String packageVersion(Path root, String name) {
         try {
-            String json = Files.readString(root.resolve("bench/node/node_modules/@modelcontextprotocol/" + name + "/package.json"));
+            String json = Files.readString(root.resolve("bench/node/node_modules/@modelcontextprotocol/" + name
+                    + "/package.json"));
             return json.replaceAll("(?s).*\"version\"\\s*:\\s*\"([^\"]+)\".*", "$1");
         } catch (Exception e) {
             return "(version unknown)";

@@ -49,7 +49,8 @@ final class ContainerRun implements AutoCloseable {
     /** "server N MB, runner M MB (toolchains: ...)", as Docker counts them, or why not. */
     static String imageSizes() {
         try {
-            String[] server = Processes.run(List.of("docker", "image", "inspect", "--format", "{{.Size}}", SERVER_IMAGE)).strip().split("\n");
+            String[] server = Processes.run(List.of("docker", "image", "inspect", "--format", "{{.Size}}", SERVER_IMAGE)).strip()
+                    .split("\n");
             String runner = Processes.run(List.of("docker", "image", "inspect", "--format",
                     "{{.Size}}|{{index .Config.Labels \"dev.sandboxmcp.toolchains\"}}", RUNNER_IMAGE)).strip();
             String[] fields = runner.split("\\|", 2);
@@ -73,7 +74,8 @@ final class ContainerRun implements AutoCloseable {
             Files.setAttribute(path, "unix:gid", 1000);
         }
         int port = Processes.freePort();
-        String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+        String digest = HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
         List<String> locked = List.of("--init", "--read-only", "--cap-drop", "ALL", "--security-opt",
                 "no-new-privileges:true", "-v", name + ":/run/sandbox-mcp");
         Processes.run(List.of("docker", "volume", "create", "--driver", "local", "--opt", "type=tmpfs", "--opt",

@@ -69,10 +69,12 @@ public final class Costs {
 
             row(out, "a directory of 100,000 files", "`list_directory`", "`list_directory`",
                     time(i -> call(client, "list_directory", Map.of("path", "flat"))),
-                    other == null ? null : time(i -> call(other, "list_directory", Map.of("path", workspace.resolve("flat").toString()))));
+                    other == null ? null : time(i -> call(other, "list_directory",
+                            Map.of("path", workspace.resolve("flat").toString()))));
             row(out, "a tree of 100 x 1,000 files", "`list_directory` depth 3", "`directory_tree`",
                     time(i -> call(client, "list_directory", Map.of("path", "tree", "depth", 3))),
-                    other == null ? null : time(i -> call(other, "directory_tree", Map.of("path", workspace.resolve("tree").toString()))));
+                    other == null ? null : time(i -> call(other, "directory_tree",
+                            Map.of("path", workspace.resolve("tree").toString()))));
             row(out, "one line edited in a 1 MiB file", "`edit_file`", "`edit_file`",
                     time(i -> call(client, "edit_file", Map.of("path", "edit-ours.txt",
                             "old_text", edited(i), "new_text", edited(i + 1)))),
@@ -132,9 +134,11 @@ public final class Costs {
         double commandP50 = p50(command);
         double loginP50 = p50(login);
         double above = commandP50 - loginP50;
-        out.append("`run_command true` (jar, one plain keep-alive HTTP/1.1 connection, the whole MCP call) and the shell started by "
+        out.append("`run_command true` (jar, one plain keep-alive HTTP/1.1 connection, the whole MCP call) "
+                + "and the shell started by "
                 + "this JVM's `ProcessBuilder`, ").append(COMMANDS).append(" of each in alternating blocks of ").append(BLOCK)
-                .append(" (after ").append(WARM_UP_COMMANDS).append(" calls and a block of each to warm up), this host's /bin/sh and /etc/profile:\n\n");
+                .append(" (after ").append(WARM_UP_COMMANDS)
+                .append(" calls and a block of each to warm up), this host's /bin/sh and /etc/profile:\n\n");
         out.append("| what | p50 ms | p90 ms |\n|---|---:|---:|\n");
         out.append(String.format(Locale.ROOT, "| `run_command true` | %.2f | %.2f |%n", commandP50, p90(command)));
         out.append(String.format(Locale.ROOT, "| `/bin/sh -lc true` | %.2f | %.2f |%n", loginP50, p90(login)));

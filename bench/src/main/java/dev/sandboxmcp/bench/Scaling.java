@@ -75,7 +75,8 @@ public final class Scaling {
                 List<Place> places = List.of(
                         new Place("start", Map.of("path", name, "offset", 1, "limit", PAGE_LINES), 1, true,
                                 Map.of("path", name, "head", PAGE_LINES), 1),
-                        new Place("middle", Map.of("path", name, "offset", lines / 2, "limit", PAGE_LINES), lines / 2, false, null, 0),
+                        new Place("middle", Map.of("path", name, "offset", lines / 2, "limit", PAGE_LINES), lines / 2, false,
+                                null, 0),
                         new Place("end (offset)", Map.of("path", name, "offset", lines - PAGE_LINES + 1, "limit", PAGE_LINES),
                                 lines - PAGE_LINES + 1, false, Map.of("path", name, "tail", PAGE_LINES), lines),
                         new Place("end (tail)", Map.of("path", name, "tail", PAGE_LINES), lines - PAGE_LINES + 1, true, null, 0));

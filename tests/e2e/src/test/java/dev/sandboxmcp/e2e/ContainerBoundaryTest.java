@@ -88,7 +88,8 @@ class ContainerBoundaryTest {
             Thread.sleep(100);
             output = Mcp.call(client, "job_output", Map.of("id", job));
         }
-        assertThat(output).containsEntry("running", false).containsEntry("exit_code", 0).containsEntry("output", "before\ndone\n");
+        assertThat(output).containsEntry("running", false).containsEntry("exit_code", 0)
+                .containsEntry("output", "before\ndone\n");
     }
 
     @Test
@@ -197,7 +198,8 @@ class ContainerBoundaryTest {
     void noDockerSocketAndNoTokenAnywhereInside() {
         String sockets = sh("ls -la /var/run/docker.sock /run/docker.sock 2>&1; find / -xdev -name '*.sock' 2>/dev/null");
         assertThat(sockets).doesNotContain("srw").contains("No such file");
-        String everything = sh("env; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' '\\n' < \"$f\"; done 2>/dev/null");
+        String everything = sh("env; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; "
+                + "do tr '\\0' '\\n' < \"$f\"; done 2>/dev/null");
         assertThat(everything).contains("PATH=").doesNotContain(deployment.token);
         assertThat(sh("env")).doesNotContain("MCP_AUTH_TOKEN");
     }
@@ -252,7 +254,8 @@ class ContainerBoundaryTest {
 
     @Test
     void resourceLimitsMatchTheComposeFile() throws Exception {
-        String format = "{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.PidsLimit}} {{.HostConfig.Memory}} {{.HostConfig.NanoCpus}} "
+        String format = "{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.PidsLimit}} {{.HostConfig.Memory}} "
+                + "{{.HostConfig.NanoCpus}} "
                 + "{{.HostConfig.Init}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}} {{.HostConfig.RestartPolicy.Name}} "
                 + "{{.HostConfig.NetworkMode}}";
         String runner = Commands.run(List.of("docker", "inspect", "-f", format, deployment.runner), 30).output().strip();

@@ -33,7 +33,8 @@ class EgressConfigTest {
     @Test
     void entriesThatAnotherCoversAreDroppedSinceSquidRefusesOverlaps() throws Exception {
         Commands.Result result = proxyScript(Map.of("SANDBOX_EGRESS_ALLOW",
-                "a.example.org,*.example.org,example.org,a.example.org,b.example,b.example,*.c.b.example,d.c.b.example,xb.example",
+                "a.example.org,*.example.org,example.org,a.example.org,b.example,"
+                        + "b.example,*.c.b.example,d.c.b.example,xb.example",
                 "SANDBOX_EGRESS_ALLOW_PRIVATE", "lan.example.org,*.c.b.example,e.c.b.example"), "--check");
         assertThat(result.exitCode()).as(result.output()).isZero();
         assertThat(result.output()).isEqualTo("allow: .example.org b.example .c.b.example xb.example\n"
@@ -92,7 +93,8 @@ class EgressConfigTest {
         Map<String, Object> runner = InfraFilesTest.map(services, "runner");
         assertThat(runner.get("network_mode")).isEqualTo("${SANDBOX_CONTAINER:-sandbox-mcp}-egress-internal");
         assertThat(runner).doesNotContainKeys("networks", "ports", "volumes", "cap_add", "user", "read_only");
-        assertThat(InfraFilesTest.map(runner, "environment")).containsOnlyKeys("SANDBOX_EGRESS_ALLOW", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+        assertThat(InfraFilesTest.map(runner, "environment"))
+                .containsOnlyKeys("SANDBOX_EGRESS_ALLOW", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
                 "http_proxy", "https_proxy", "no_proxy");
         Map<String, Object> proxy = InfraFilesTest.map(services, "egress-proxy");
         assertThat(proxy).containsEntry("read_only", true).containsEntry("init", true).containsEntry("user", "13:13")
@@ -102,7 +104,8 @@ class EgressConfigTest {
         assertThat((List<String>) proxy.get("security_opt")).containsExactly("no-new-privileges:true");
         assertThat((List<String>) proxy.get("networks")).containsExactly("egress-internal", "egress-outside");
         Map<String, Object> internal = InfraFilesTest.map(InfraFilesTest.map(compose, "networks"), "egress-internal");
-        assertThat(internal).containsEntry("internal", true).containsEntry("name", "${SANDBOX_CONTAINER:-sandbox-mcp}-egress-internal");
+        assertThat(internal).containsEntry("internal", true)
+                .containsEntry("name", "${SANDBOX_CONTAINER:-sandbox-mcp}-egress-internal");
         assertThat(InfraFilesTest.map(internal, "driver_opts")).containsEntry("com.docker.network.bridge.inhibit_ipv4", "true");
     }
 
@@ -110,10 +113,14 @@ class EgressConfigTest {
     void makeUpLaysTheProxyOverThePairOnlyWhenTheAllowListIsSet() throws Exception {
         Commands.Result off = Commands.run(List.of("make", "-n", "up", "SANDBOX_EGRESS_ALLOW="), Map.of(), Repo.root(), 60);
         assertThat(off.exitCode()).as(off.output()).isZero();
-        assertThat(off.output()).contains("-f infra/compose/compose.yaml -f infra/compose/protect-git.generated.yaml up -d").doesNotContain("compose.egress.yaml");
-        Commands.Result on = Commands.run(List.of("make", "-n", "up", "SANDBOX_EGRESS_ALLOW=a.example"), Map.of(), Repo.root(), 60);
+        assertThat(off.output()).contains("-f infra/compose/compose.yaml -f infra/compose/protect-git.generated.yaml up -d")
+                .doesNotContain("compose.egress.yaml");
+        Commands.Result on = Commands.run(List.of("make", "-n", "up", "SANDBOX_EGRESS_ALLOW=a.example"), Map.of(), Repo.root(),
+                60);
         assertThat(on.exitCode()).as(on.output()).isZero();
-        assertThat(on.output()).contains("-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml -f infra/compose/protect-git.generated.yaml up -d")
+        assertThat(on.output())
+                .contains("-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml "
+                        + "-f infra/compose/protect-git.generated.yaml up -d")
                 .contains("egress-proxy.sh --check");
     }
 }

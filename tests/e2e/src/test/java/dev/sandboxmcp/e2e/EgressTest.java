@@ -52,7 +52,8 @@ class EgressTest {
         deployment = ComposeDeployment.start("egress", Map.of(
                         // The proxy's own name and the host's are listed, even as private: still refused. Entries that
                         // overlap (Squid refuses those) are folded into the widest.
-                        "SANDBOX_EGRESS_ALLOW", "allowed.test, lan.test,egress-proxy,host.docker.internal,*.allowed.test,www.allowed.test",
+                        "SANDBOX_EGRESS_ALLOW", "allowed.test, lan.test,egress-proxy,host.docker.internal,"
+                                + "*.allowed.test,www.allowed.test",
                         "SANDBOX_EGRESS_ALLOW_PRIVATE", "allowed.test,egress-proxy,host.docker.internal",
                         "SANDBOX_EGRESS_HOST_ADDRESSES", hostAddresses()),
                 List.of("infra/compose/compose.egress.yaml"));
@@ -126,7 +127,8 @@ class EgressTest {
         assertThat(curl("http://allowed.test/")).isEqualTo("upstream says hello\n\n200 000");
         assertThat(curl("https://allowed.test/index.html?token=query-secret-1")).isEqualTo("upstream says hello\n\n200 200");
         Map<String, Object> env = run("env", 30);
-        assertThat((String) env.get("stdout")).doesNotContain(deployment.token).doesNotContain(ComposeDeployment.sha256Hex(deployment.token))
+        assertThat((String) env.get("stdout")).doesNotContain(deployment.token)
+                .doesNotContain(ComposeDeployment.sha256Hex(deployment.token))
                 .contains("HTTPS_PROXY=http://" + PROXY, "HTTP_PROXY=http://" + PROXY,
                 "https_proxy=http://" + PROXY, "http_proxy=http://" + PROXY, "NO_PROXY=", "no_proxy=");
         String log = proxyLog();
@@ -186,7 +188,8 @@ class EgressTest {
     @Test
     void namesThatResolveToTheProxyOrTheHostAreRefusedEvenWhenListedAsPrivate() {
         for (String name : List.of("egress-proxy", "host.docker.internal")) {
-            assertThat(curl("http://" + name + "/")).as(name).contains(name + " resolves to an address of the proxy or of the host")
+            assertThat(curl("http://" + name + "/")).as(name)
+                    .contains(name + " resolves to an address of the proxy or of the host")
                     .endsWith("403 000");
             assertThat(curl("https://" + name + "/")).as(name).endsWith("000 403");
         }
@@ -208,7 +211,8 @@ class EgressTest {
             List<String> targets = new java.util.ArrayList<>();
             targets.add(upstreamIp + ":80");
             targets.add(upstreamIp + ":443");
-            Arrays.stream(hostAddresses().split("\\s+")).filter(a -> a.matches("[0-9.]+")).forEach(a -> targets.add(a + ":" + port));
+            Arrays.stream(hostAddresses().split("\\s+")).filter(a -> a.matches("[0-9.]+"))
+                    .forEach(a -> targets.add(a + ":" + port));
             String gateway = Commands.run(List.of("docker", "network", "inspect", "-f",
                     "{{range .IPAM.Config}}{{.Gateway}}{{end}}", deployment.container + "-egress-internal"), 30).output().strip();
             targets.add(gateway + ":" + port);
@@ -228,7 +232,8 @@ class EgressTest {
             host.stop(0);
         }
         // Names do not resolve from the runner (except the proxy's), so nothing leaves by DNS either.
-        String names = (String) run("for n in allowed.test other.test; do (timeout 4 getent hosts $n >/dev/null; echo \"$n $?\") & done; "
+        String names = (String) run("for n in allowed.test other.test; "
+                + "do (timeout 4 getent hosts $n >/dev/null; echo \"$n $?\") & done; "
                 + "wait; getent hosts egress-proxy >/dev/null && echo proxy-resolves", 30).get("stdout");
         assertThat(names).doesNotContain(" 0\n").contains("proxy-resolves");
     }
@@ -285,7 +290,8 @@ class EgressTest {
         Map<String, Object> malformed = bash(burst, 120);
         assertThat((String) malformed.get("stdout")).isEqualTo("held=200\nupstream says hello\n");
         System.out.println("EgressTest: 450 malformed requests with 200 connections held, in " + malformed.get("duration_ms")
-                + " ms; the proxy's memory: " + Commands.run(List.of("docker", "stats", "--no-stream", "--format", "{{.MemUsage}}",
+                + " ms; the proxy's memory: "
+                + Commands.run(List.of("docker", "stats", "--no-stream", "--format", "{{.MemUsage}}",
                 proxyContainer), 30).output().strip());
         assertThat(curl("https://allowed.test/")).isEqualTo("upstream says hello\n\n200 200");
         assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}} {{.State.Running}}", proxyContainer), 30)
@@ -309,16 +315,20 @@ class EgressTest {
                         + "{{.HostConfig.PidsLimit}} {{.HostConfig.Memory}} {{.HostConfig.Privileged}}", proxyContainer), 30)
                 .output().strip();
         assertThat(inspect).isEqualTo("13:13 true [ALL] [no-new-privileges:true] 32 134217728 false");
-        String status = Commands.run(List.of("docker", "exec", proxyContainer, "grep", "-E", "^(Uid|CapEff):", "/proc/1/status"), 30)
+        String status = Commands.run(List.of("docker", "exec", proxyContainer, "grep", "-E", "^(Uid|CapEff):", "/proc/1/status"),
+                30)
                 .output();
         assertThat(status).contains("CapEff:\t0000000000000000").doesNotContain("Uid:\t0");
         // The runner gained one interface, on the network it shares with the proxy alone.
-        String networks = Commands.run(List.of("docker", "inspect", "-f", "{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}",
+        String networks = Commands.run(List.of("docker", "inspect", "-f",
+                "{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}",
                 deployment.runner), 30).output().strip();
         assertThat(networks).isEqualTo(deployment.container + "-egress-internal");
-        assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.HostConfig.Dns}}", deployment.runner), 30).output().strip())
+        assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.HostConfig.Dns}}", deployment.runner), 30).output()
+                .strip())
                 .as("the runner's resolver forwards nowhere").isEqualTo("[127.0.0.1]");
-        String internal = Commands.run(List.of("docker", "network", "inspect", "-f", "{{.Internal}} {{range .Containers}}{{.Name}} {{end}}",
+        String internal = Commands.run(List.of("docker", "network", "inspect", "-f",
+                "{{.Internal}} {{range .Containers}}{{.Name}} {{end}}",
                 deployment.container + "-egress-internal"), 30).output().strip();
         assertThat(internal).startsWith("true ").contains(deployment.runner, proxyContainer);
         assertThat(internal.split(" ")).hasSize(3);
@@ -326,7 +336,8 @@ class EgressTest {
         long deadline = System.nanoTime() + 40_000_000_000L;
         String health;
         do {
-            health = Commands.run(List.of("docker", "inspect", "-f", "{{.State.Health.Status}}", proxyContainer), 30).output().strip();
+            health = Commands.run(List.of("docker", "inspect", "-f", "{{.State.Health.Status}}", proxyContainer), 30).output()
+                    .strip();
         } while (!health.equals("healthy") && System.nanoTime() < deadline && sleep(500));
         assertThat(health).isEqualTo("healthy");
         assertThat(proxyLog()).doesNotContain("health.invalid");

@@ -34,7 +34,8 @@ class FaultsTest {
                     interop.resolve("sdk-1.17.3").toString(), deployment.baseUrl(), deployment.token, "--across-restart")
                     .redirectErrorStream(true).start();
             try (McpSyncClient client = Mcp.streamable(origin, ComposeDeployment.BASE, deployment.token);
-                    BufferedReader nodeOut = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+                    BufferedReader nodeOut = new BufferedReader(new InputStreamReader(node.getInputStream(),
+                            StandardCharsets.UTF_8));
                     OutputStream nodeIn = node.getOutputStream()) {
                 assertThat(Mcp.stdout(client, "echo before")).isEqualTo("before\n");
                 assertThat(nodeOut.readLine()).isEqualTo("READY");
@@ -77,7 +78,8 @@ class FaultsTest {
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - frozen);
             System.out.println("frozen server answering again after " + seconds + " s");
             assertThat(Mcp.stdout(client, "echo after")).isEqualTo("after\n");
-            Commands.Result restarts = Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", deployment.container), 30);
+            Commands.Result restarts = Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", deployment.container),
+                    30);
             assertThat(Integer.parseInt(restarts.output().strip())).isPositive();
             assertThat(deployment.logs()).contains("failed probes in a row");
         }

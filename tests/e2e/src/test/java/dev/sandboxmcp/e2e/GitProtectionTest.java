@@ -127,7 +127,8 @@ class GitProtectionTest {
                 + "git config alias.l '!touch " + marker + "' && printf '#!/bin/sh\\nid\\n' > .git/hooks/pre-commit && "
                 + "chmod +x .git/hooks/pre-commit";
         Map<String, Object> plant = run("git init -q later && (cd later && " + plantings + ") && "
-                + "mkdir -p projects/existing/vendor/nested && cd projects/existing/vendor/nested && git init -q && " + plantings);
+                + "mkdir -p projects/existing/vendor/nested && cd projects/existing/vendor/nested && git init -q && "
+                + plantings);
         assertThat(plant.get("exit_code")).as(plant.toString()).isEqualTo(0);
 
         // The host's own git, in the planted repository, runs the command: the threat is real.

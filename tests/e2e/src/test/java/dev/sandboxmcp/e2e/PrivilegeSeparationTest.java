@@ -195,10 +195,12 @@ class PrivilegeSeparationTest {
             String serverIp = deployment.ipAddress();
             for (String target : List.of(gateway + ":" + host.getLocalPort(), serverIp + ":8000", canaryIp + ":8000",
                     "127.0.0.1:" + deployment.port)) {
-                Map<String, Object> probe = Mcp.run(client, "curl -sS -m 5 -o /dev/null -w '%{http_code}' http://" + target + "/", 30);
+                Map<String, Object> probe = Mcp.run(client, "curl -sS -m 5 -o /dev/null -w '%{http_code}' http://" + target + "/",
+                        30);
                 // 7: no connection at all. The host's listener never answers, so a connection that
                 // succeeded there would end in a timeout (28), not in success.
-                assertThat(probe.get("exit_code")).as("curl to %s from the runner must not connect: %s", target, probe).isEqualTo(7);
+                assertThat(probe.get("exit_code")).as("curl to %s from the runner must not connect: %s", target, probe)
+                        .isEqualTo(7);
                 assertThat((String) probe.get("stdout")).doesNotContain("200");
             }
         }

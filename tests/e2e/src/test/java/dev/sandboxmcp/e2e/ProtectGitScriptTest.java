@@ -42,7 +42,8 @@ class ProtectGitScriptTest {
         List<Mount> mounts = new ArrayList<>();
         for (Map<String, Object> volume : (List<Map<String, Object>>) runner.get("volumes")) {
             assertThat(volume.get("type")).isEqualTo("bind");
-            mounts.add(new Mount((String) volume.get("source"), (String) volume.get("target"), (Boolean) volume.get("read_only")));
+            mounts.add(new Mount((String) volume.get("source"), (String) volume.get("target"),
+                    (Boolean) volume.get("read_only")));
         }
         return mounts;
     }

@@ -97,10 +97,12 @@ class ToolchainsTest {
     @Test
     @Order(3)
     void aNodePackagePythonPackageAndCProgramBuildAndPassTheirTests() throws Exception {
-        assertThat(build("mkdir -p nodepkg/test && cd nodepkg && printf '{\"name\":\"nodepkg\",\"version\":\"1.0.0\"}\\n' > package.json && "
+        assertThat(build("mkdir -p nodepkg/test && cd nodepkg && "
+                + "printf '{\"name\":\"nodepkg\",\"version\":\"1.0.0\"}\\n' > package.json && "
                 + "printf 'exports.add = (a, b) => a + b;\\n' > index.js && "
                 + "printf \"const test = require('node:test');\\nconst assert = require('node:assert');\\n"
-                + "const { add } = require('../index.js');\\ntest('adds', () => assert.strictEqual(add(2, 3), 5));\\n\" > test/add.test.js && "
+                + "const { add } = require('../index.js');\\n"
+                + "test('adds', () => assert.strictEqual(add(2, 3), 5));\\n\" > test/add.test.js && "
                 + "node --test")).contains("pass 1").contains("fail 0");
 
         assertThat(build("mkdir -p pypkg/calc && cd pypkg && : > calc/__init__.py && "
@@ -113,7 +115,8 @@ class ToolchainsTest {
                 + "printf '#include <stdio.h>\\nint main(void) { printf(\"sum=%%d\\\\n\", 2 + 3); return 0; }\\n' > main.c && "
                 + "printf 'hello: main.c\\n\\t$(CC) -O2 -o $@ main.c\\n' > Makefile && make && ./hello")).contains("sum=5");
         Path binary = deployment.workspace.resolve("cprog/hello");
-        assertThat(Files.getAttribute(binary, "unix:uid")).as("the build's output belongs to the host user").isEqualTo(deployment.uid);
+        assertThat(Files.getAttribute(binary, "unix:uid")).as("the build's output belongs to the host user")
+                .isEqualTo(deployment.uid);
         assertThat(Files.getAttribute(deployment.workspace.resolve("gomod/go.mod"), "unix:uid")).isEqualTo(deployment.uid);
     }
 
@@ -123,7 +126,8 @@ class ToolchainsTest {
         assumeTrue(toolchains.contains("java"), "SKIPPED: the runner image was built without the java toolchain ("
                 + toolchains + "); build it with SANDBOX_TOOLCHAINS=go,node,python,c,java to run this test");
         assertThat(build("mkdir -p javaprog && cd javaprog && "
-                + "printf 'public class Hello { public static void main(String[] a) { System.out.println(\"sum=\" + (2 + 3)); } }\\n' > Hello.java && "
+                + "printf 'public class Hello { public static void main(String[] a) { "
+                + "System.out.println(\"sum=\" + (2 + 3)); } }\\n' > Hello.java && "
                 + "javac Hello.java && java Hello")).contains("sum=5");
     }
 

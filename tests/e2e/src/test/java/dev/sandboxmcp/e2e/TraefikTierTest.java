@@ -95,7 +95,8 @@ class TraefikTierTest {
     private static void awaitPing(int port) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
-            if (Commands.run(List.of("curl", "-fsS", "-o", "/dev/null", "http://127.0.0.1:" + port + "/ping"), 10).exitCode() == 0) {
+            if (Commands.run(List.of("curl", "-fsS", "-o", "/dev/null", "http://127.0.0.1:" + port + "/ping"), 10)
+                    .exitCode() == 0) {
                 return;
             }
             Thread.sleep(200);
