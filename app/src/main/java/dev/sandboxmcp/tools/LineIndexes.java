@@ -6,14 +6,15 @@ import java.util.Map;
 
 /**
  * The line indexes of the files paged most recently, a few at most. A file is known by its
- * identity (device and inode), size and modification time, so a file that is appended to,
- * truncated, rewritten or replaced by another gets a fresh index.
+ * identity (device and inode), size, modification time and status-change time, so a file that is
+ * appended to, truncated, rewritten (even to the same size, its modification time set back) or
+ * replaced by another gets a fresh index.
  */
 final class LineIndexes {
 
     static final int FILES = 8;
 
-    record FileVersion(Object fileKey, long size, FileTime modified) {
+    record FileVersion(Object fileKey, long size, FileTime modified, FileTime changed) {
     }
 
     private final Map<FileVersion, LineIndex> recent = new LinkedHashMap<>(16, 0.75f, true) {

@@ -99,7 +99,8 @@ final class ReadFileTool extends DefinedTool {
         LinePager.Result result;
         try (OpenedFile file = workspace.openFileVersion(path)) {
             LineIndex index = file.fileKey() == null ? new LineIndex()
-                    : indexes.of(new LineIndexes.FileVersion(file.fileKey(), file.size(), file.modified()));
+                    : indexes.of(new LineIndexes.FileVersion(file.fileKey(), file.size(), file.modified(),
+                            file.changed()));
             result = LinePager.read(file.channel(), file.size(), index, first, limit, pageMax);
         }
         return switch (result) {

@@ -14,6 +14,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -266,8 +267,9 @@ final class Walk implements AutoCloseable {
             try {
                 BasicFileAttributes attrs = Files.readAttributes(OpenAt.path(fd), BasicFileAttributes.class);
                 requireRegularFile(requested, attrs);
+                FileTime changed = (FileTime) Files.getAttribute(OpenAt.path(fd), "unix:ctime");
                 return new OpenedFile(FileChannel.open(OpenAt.path(fd), Access.READ.reopen), attrs.fileKey(), attrs.size(),
-                        attrs.lastModifiedTime());
+                        attrs.lastModifiedTime(), changed);
             } finally {
                 OpenAt.close(fd);
             }

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -110,6 +111,20 @@ class PagingIndexTest {
         }
         assertThat(page("big.log", 600_000, 2)).containsEntry("content", "a longer line 600000\na longer line 600001\n");
         assertThat(page("big.log", 700_000, 2)).containsEntry("total_lines", 700_000L).containsEntry("has_more", false);
+    }
+
+    @Test
+    void aSameSizeRewriteWithItsOldModificationTimeRestoredIsNotReadThroughItsOldIndex() throws Exception {
+        Path log = Files.writeString(root.resolve("big.log"), lines("line", 1_200_000));
+        FileTime modified = Files.getLastModifiedTime(log);
+        assertThat(page("big.log", 1_000_000, 1)).containsEntry("content", "line 1000000\n");
+        // The same bytes count, other line breaks: every line is one byte longer, so there are fewer.
+        String longer = lines("line.", 1_200_000);
+        byte[] same = longer.substring(0, (int) Files.size(log)).getBytes(UTF_8);
+        Files.write(log, same, StandardOpenOption.TRUNCATE_EXISTING);
+        Files.setLastModifiedTime(log, modified);
+        assertThat(Files.size(log)).isEqualTo(same.length);
+        assertThat(page("big.log", 1_000_000, 1)).containsEntry("content", "line. 1000000\n");
     }
 
     @Test
