@@ -26,7 +26,6 @@ public final class Costs {
     static final int FILES = 100_000;
     static final int TREE_DIRECTORIES = 100;
     static final int EDIT_FILE_BYTES = 1 << 20;
-    static final int LATER_CALLS = 9;
     static final int EDITS = 21;
     static final int COMMANDS = 400;
     static final int BLOCK = 50;
@@ -53,7 +52,7 @@ public final class Costs {
         out.append("Ours: the jar, SDK Java client over Streamable HTTP; theirs: ")
                 .append(withReference ? "`@modelcontextprotocol/server-filesystem` " + Benchmark.packageVersion(root,
                         "server-filesystem") + " over stdio (SDK Java client)" : "(not installed: `cd bench/node && npm ci`)")
-                .append(". \"first\" is the first call, \"later\" the median of ").append(LATER_CALLS)
+                .append(". \"first\" is the first call, \"later\" the median of ").append(Timing.LATER_CALLS)
                 .append(" after it (edits: of ").append(EDITS - 1).append(", each changing the line back and forth). "
                         + "Ratio: ours/theirs of the later calls, below 1 means ours is faster. Our listing stops at its "
                         + "entry cap (").append(String.format(Locale.ROOT, "%,d", Limits.defaults().listEntries()))
@@ -68,17 +67,17 @@ public final class Costs {
             McpSyncClient other = theirs;
 
             row(out, "a directory of 100,000 files", "`list_directory`", "`list_directory`",
-                    time(i -> call(client, "list_directory", Map.of("path", "flat"))),
-                    other == null ? null : time(i -> call(other, "list_directory",
+                    Timing.of(i -> call(client, "list_directory", Map.of("path", "flat"))),
+                    other == null ? null : Timing.of(i -> call(other, "list_directory",
                             Map.of("path", workspace.resolve("flat").toString()))));
             row(out, "a tree of 100 x 1,000 files", "`list_directory` depth 3", "`directory_tree`",
-                    time(i -> call(client, "list_directory", Map.of("path", "tree", "depth", 3))),
-                    other == null ? null : time(i -> call(other, "directory_tree",
+                    Timing.of(i -> call(client, "list_directory", Map.of("path", "tree", "depth", 3))),
+                    other == null ? null : Timing.of(i -> call(other, "directory_tree",
                             Map.of("path", workspace.resolve("tree").toString()))));
             row(out, "one line edited in a 1 MiB file", "`edit_file`", "`edit_file`",
-                    time(i -> call(client, "edit_file", Map.of("path", "edit-ours.txt",
+                    Timing.of(i -> call(client, "edit_file", Map.of("path", "edit-ours.txt",
                             "old_text", edited(i), "new_text", edited(i + 1)))),
-                    other == null ? null : time(i -> call(other, "edit_file", Map.of("path",
+                    other == null ? null : Timing.of(i -> call(other, "edit_file", Map.of("path",
                             workspace.resolve("edit-theirs.txt").toString(),
                             "edits", List.of(Map.of("oldText", edited(i), "newText", edited(i + 1)))))));
             out.append('\n');
@@ -92,45 +91,45 @@ public final class Costs {
 
     /** {@code run_command true} (plain keep-alive HTTP client, one at a time) and the shell started here, interleaved. */
     private static void commandFloor(StringBuilder out, OurJar ours, Path workspace) throws Exception {
-        PlainHttp http = new PlainHttp(ours.mcpUrl());
-        Map<String, String> headers = Map.of("Authorization", "Bearer " + ours.token());
-        String call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
-                + "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":\"true\"}}}";
         long[] command = new long[COMMANDS];
         long[] login = new long[COMMANDS];
         long[] plain = new long[COMMANDS];
-        // The JIT's warm-up: the command path runs through method handles (the native spawn) that
-        // are slow until compiled.
-        for (int i = 0; i < WARM_UP_COMMANDS; i++) {
-            http.post(headers, call);
+        try (PlainHttp http = new PlainHttp(ours.mcpUrl())) {
+            Map<String, String> headers = Map.of("Authorization", "Bearer " + ours.token());
+            String call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                    + "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":\"true\"}}}";
+            // The JIT's warm-up: the command path runs through method handles (the native spawn) that
+            // are slow until compiled.
+            for (int i = 0; i < WARM_UP_COMMANDS; i++) {
+                http.post(headers, call);
+            }
+            // In blocks, each kind back to back, so that each is timed on a warm machine; blocks alternate.
+            for (int block = -1; block < COMMANDS / BLOCK; block++) {
+                for (int i = 0; i < BLOCK; i++) {
+                    long started = System.nanoTime();
+                    PlainHttp.Response response = http.post(headers, call);
+                    long took = System.nanoTime() - started;
+                    if (response.status() != 200 || !response.body().contains("\"exit_code\":0")) {
+                        throw new IllegalStateException("run_command true failed: " + response.body());
+                    }
+                    if (block >= 0) {
+                        command[block * BLOCK + i] = took;
+                    }
+                }
+                for (int i = 0; i < BLOCK; i++) {
+                    long took = shell(workspace, "-lc");
+                    if (block >= 0) {
+                        login[block * BLOCK + i] = took;
+                    }
+                }
+                for (int i = 0; i < BLOCK; i++) {
+                    long took = shell(workspace, "-c");
+                    if (block >= 0) {
+                        plain[block * BLOCK + i] = took;
+                    }
+                }
+            }
         }
-        // In blocks, each kind back to back, so that each is timed on a warm machine; blocks alternate.
-        for (int block = -1; block < COMMANDS / BLOCK; block++) {
-            for (int i = 0; i < BLOCK; i++) {
-                long started = System.nanoTime();
-                PlainHttp.Response response = http.post(headers, call);
-                long took = System.nanoTime() - started;
-                if (response.status() != 200 || !response.body().contains("\"exit_code\":0")) {
-                    throw new IllegalStateException("run_command true failed: " + response.body());
-                }
-                if (block >= 0) {
-                    command[block * BLOCK + i] = took;
-                }
-            }
-            for (int i = 0; i < BLOCK; i++) {
-                long took = shell(workspace, "-lc");
-                if (block >= 0) {
-                    login[block * BLOCK + i] = took;
-                }
-            }
-            for (int i = 0; i < BLOCK; i++) {
-                long took = shell(workspace, "-c");
-                if (block >= 0) {
-                    plain[block * BLOCK + i] = took;
-                }
-            }
-        }
-        http.close();
         double commandP50 = p50(command);
         double loginP50 = p50(login);
         double above = commandP50 - loginP50;
@@ -159,29 +158,9 @@ public final class Costs {
         return System.nanoTime() - started;
     }
 
-    private record Timing(double first, double later) {
-    }
-
-    private interface Call {
-        void run(int round) throws Exception;
-    }
-
-    private static Timing time(Call call) throws Exception {
-        long started = System.nanoTime();
-        call.run(0);
-        double first = (System.nanoTime() - started) / 1e6;
-        long[] later = new long[LATER_CALLS];
-        for (int i = 0; i < LATER_CALLS; i++) {
-            started = System.nanoTime();
-            call.run(i + 1);
-            later[i] = System.nanoTime() - started;
-        }
-        return new Timing(first, p50(later));
-    }
-
     private static void row(StringBuilder out, String work, String oursTool, String theirTool, Timing mine, Timing other) {
         out.append(String.format(Locale.ROOT, "| %s | %s | %s | %.1f | %.1f | %s | %s | %s |%n", work, oursTool, theirTool,
-                mine.first(), mine.later(), other == null ? "" : fmt(other.first()), other == null ? "" : fmt(other.later()),
+                mine.first(), mine.later(), other == null ? "" : Timing.millis(other.first()), other == null ? "" : Timing.millis(other.later()),
                 other == null ? "" : String.format(Locale.ROOT, "%.2f", mine.later() / other.later())));
         System.err.print(out.substring(out.lastIndexOf("\n", out.length() - 2) + 1));
     }
@@ -246,9 +225,5 @@ public final class Costs {
         long[] sorted = nanos.clone();
         Arrays.sort(sorted);
         return sorted[sorted.length * 9 / 10] / 1e6;
-    }
-
-    private static String fmt(double millis) {
-        return String.format(Locale.ROOT, "%.1f", millis);
     }
 }

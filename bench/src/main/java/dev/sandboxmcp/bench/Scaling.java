@@ -29,7 +29,6 @@ public final class Scaling {
 
     static final int LINE_BYTES = 100;
     static final int PAGE_LINES = 100;
-    static final int LATER_CALLS = 9;
     static final double TARGET_FIRST_MS = 1_500;
     static final double TARGET_LATER_MS = 20;
     static final double TARGET_SCAN_GB_PER_S = 1;
@@ -53,7 +52,7 @@ public final class Scaling {
         out.append("## read_file scaling: a 100-line page in files of growing size\n\n");
         out.append("Files of ").append(LINE_BYTES).append("-byte lines made by the bench (in the page cache, as a log being "
                 + "read usually is). \"first\" is the first call after the file changed (no line index yet: the "
-                + "modification time is bumped before it), \"later\" the median of ").append(LATER_CALLS)
+                + "modification time is bumped before it), \"later\" the median of ").append(Timing.LATER_CALLS)
                 .append(" calls after it. Ours: the jar, SDK Java client over Streamable HTTP, `offset`/`limit` (or `tail`). ");
         boolean withReference = OurJar.hasReferenceFilesystem(root);
         out.append(withReference ? "Theirs: `@modelcontextprotocol/server-filesystem` " + Benchmark.packageVersion(root,
@@ -81,7 +80,7 @@ public final class Scaling {
                                 lines - PAGE_LINES + 1, false, Map.of("path", name, "tail", PAGE_LINES), lines),
                         new Place("end (tail)", Map.of("path", name, "tail", PAGE_LINES), lines - PAGE_LINES + 1, true, null, 0));
                 for (Place place : places) {
-                    Timing mine = time(file, () -> call(client, "read_file", place.ours(), place.firstLine()));
+                    Timing mine = time(file, round -> call(client, "read_file", place.ours(), place.firstLine()));
                     if (place.name().equals("end (offset)") && mb >= 100) {
                         // The first call counts every newline of the file: its scanning speed (a call's own
                         // few milliseconds hide it in a small file).
@@ -96,8 +95,8 @@ public final class Scaling {
                     boolean met = mine.later() <= TARGET_LATER_MS && (place.startOrTail() ? mine.first() <= TARGET_LATER_MS
                             : mine.first() <= TARGET_FIRST_MS);
                     out.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f | %s | %s | %s | %s |%n", size, place.name(),
-                            mine.first(), mine.later(), other == null ? "" : fmt(other.first()),
-                            other == null ? "" : fmt(other.later()), other == null ? "" : fmt(mine.later() / other.later()),
+                            mine.first(), mine.later(), other == null ? "" : Timing.millis(other.first()),
+                            other == null ? "" : Timing.millis(other.later()), other == null ? "" : String.format(Locale.ROOT, "%.1f", mine.later() / other.later()),
                             met ? "met" : "**missed**"));
                     System.err.print(out.substring(out.lastIndexOf("\n", out.length() - 2) + 1));
                 }
@@ -127,31 +126,14 @@ public final class Scaling {
             long theirLine) {
     }
 
-    private record Timing(double first, double later) {
-    }
-
-    private interface Call {
-        void run() throws Exception;
-    }
-
-    private static Call callOf(McpSyncClient theirs, Map<String, Object> arguments, long firstLine) {
-        return () -> call(theirs, "read_text_file", arguments, firstLine);
+    private static Timing.Call callOf(McpSyncClient theirs, Map<String, Object> arguments, long firstLine) {
+        return round -> call(theirs, "read_text_file", arguments, firstLine);
     }
 
     /** The first call after the file's modification time changes, and the median of the calls after it. */
-    private static Timing time(Path file, Call call) throws Exception {
+    private static Timing time(Path file, Timing.Call call) throws Exception {
         Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis() + Math.round(Math.random() * 1e6)));
-        long started = System.nanoTime();
-        call.run();
-        double first = (System.nanoTime() - started) / 1e6;
-        double[] later = new double[LATER_CALLS];
-        for (int i = 0; i < LATER_CALLS; i++) {
-            started = System.nanoTime();
-            call.run();
-            later[i] = (System.nanoTime() - started) / 1e6;
-        }
-        Arrays.sort(later);
-        return new Timing(first, later[LATER_CALLS / 2]);
+        return Timing.of(call);
     }
 
     /** Calls the tool and checks that the page holds the line expected. */
@@ -186,9 +168,5 @@ public final class Scaling {
     static String line(long n) {
         String head = String.format(Locale.ROOT, "line %012d ", n);
         return head + "x".repeat(LINE_BYTES - head.length() - 1) + "\n";
-    }
-
-    private static String fmt(double millis) {
-        return String.format(Locale.ROOT, "%.1f", millis);
     }
 }
