@@ -78,7 +78,8 @@ final class PosixSpawn {
         Functions f = FUNCTIONS.orElseThrow(() -> new IOException("posix_spawn with a new session is not available"));
         requireNoNul(argv, "command");
         requireNoNul(List.of(directory.toString()), "working directory");
-        environment.forEach((name, value) -> requireNoNulUnchecked(name + "=" + value));
+        List<String> entries = environment.entrySet().stream().map(entry -> entry.getKey() + "=" + entry.getValue()).toList();
+        requireNoNul(entries, "environment");
         int[] stdin = pipeStdin ? pipe(f) : null;
         int[] stdout = pipe(f);
         int[] stderr = mergeStderr ? null : pipe(f);
@@ -112,8 +113,7 @@ final class PosixSpawn {
                 MemorySegment pid = arena.allocate(JAVA_INT);
                 MemorySegment program = arena.allocateFrom(argv.getFirst(), StandardCharsets.UTF_8);
                 int error = (int) f.spawn.invokeExact(pid, program, actions, attributes,
-                        strings(arena, argv), strings(arena, environment.entrySet().stream()
-                                .map(entry -> entry.getKey() + "=" + entry.getValue()).toList()));
+                        strings(arena, argv), strings(arena, entries));
                 if (error != 0) {
                     throw new IOException("cannot start " + argv.getFirst() + " in " + directory + ": "
                             + describe(error));
@@ -248,11 +248,6 @@ final class PosixSpawn {
         }
     }
 
-    private static void requireNoNulUnchecked(String value) {
-        if (value.indexOf('\0') >= 0) {
-            throw new IllegalArgumentException("an environment entry contains a NUL character");
-        }
-    }
 
     /** The glibc functions, or none when one of them is missing (too old a glibc, not Linux). */
     private record Functions(MethodHandle spawn, MethodHandle actionsInit, MethodHandle actionsDestroy,

@@ -58,8 +58,8 @@ final class SpawnedProcess extends Process {
     }
 
     /**
-     * The pipe end as a Java stream: opened again through /proc (Java has no public way to adopt
-     * a raw descriptor) while the raw descriptor is still open, so the open never waits for a peer.
+     * The pipe end, to be opened again as a Java stream through /proc (Java has no public way to
+     * adopt a raw descriptor). Opening an anonymous pipe never waits for a peer, unlike a FIFO.
      */
     private static java.io.File reopen(int fd) {
         return new java.io.File("/proc/self/fd/" + fd);

@@ -160,7 +160,8 @@ public final class Costs {
 
     private static void row(StringBuilder out, String work, String oursTool, String theirTool, Timing mine, Timing other) {
         out.append(String.format(Locale.ROOT, "| %s | %s | %s | %.1f | %.1f | %s | %s | %s |%n", work, oursTool, theirTool,
-                mine.first(), mine.later(), other == null ? "" : Timing.millis(other.first()), other == null ? "" : Timing.millis(other.later()),
+                mine.first(), mine.later(), other == null ? "" : Timing.millis(other.first()),
+                other == null ? "" : Timing.millis(other.later()),
                 other == null ? "" : String.format(Locale.ROOT, "%.2f", mine.later() / other.later())));
         System.err.print(out.substring(out.lastIndexOf("\n", out.length() - 2) + 1));
     }

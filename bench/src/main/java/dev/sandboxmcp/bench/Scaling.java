@@ -96,7 +96,8 @@ public final class Scaling {
                             : mine.first() <= TARGET_FIRST_MS);
                     out.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f | %s | %s | %s | %s |%n", size, place.name(),
                             mine.first(), mine.later(), other == null ? "" : Timing.millis(other.first()),
-                            other == null ? "" : Timing.millis(other.later()), other == null ? "" : String.format(Locale.ROOT, "%.1f", mine.later() / other.later()),
+                            other == null ? "" : Timing.millis(other.later()),
+                            other == null ? "" : String.format(Locale.ROOT, "%.1f", mine.later() / other.later()),
                             met ? "met" : "**missed**"));
                     System.err.print(out.substring(out.lastIndexOf("\n", out.length() - 2) + 1));
                 }
