@@ -2,8 +2,8 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-# Java 25 is required; the Temurin JDK is picked up where it is installed under /usr/lib/jvm.
-JAVA_HOME ?= $(firstword $(wildcard /usr/lib/jvm/temurin-25-jdk*) $(wildcard /usr/lib/jvm/java-25-*))
+# Java 25 is required: infra/host/find-jdk.sh finds it (JAVA_HOME, /usr/lib/jvm, or javac on PATH).
+JAVA_HOME := $(shell JAVA_HOME="$(JAVA_HOME)" infra/host/find-jdk.sh)
 export JAVA_HOME
 JAVA := $(if $(JAVA_HOME),$(JAVA_HOME)/bin/java,java)
 MVN := mvn -B --no-transfer-progress
@@ -63,10 +63,16 @@ VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-scaling bench-costs audit audit-report
+.PHONY: help deps deps-test build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-scaling bench-costs audit audit-report
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+
+deps: ## install what the bundle needs (Debian 12/13, Ubuntu 22.04/24.04) and check the JDK and Docker; safe to rerun
+	@infra/host/deps.sh
+
+deps-test: ## deps, plus what make test needs (Node.js, shellcheck)
+	@infra/host/deps.sh --tests
 
 build: ## build the runnable jar (app/target/sandbox-mcp.jar)
 	$(MVN) -pl app -am package -DskipTests
@@ -202,7 +208,7 @@ bench-costs: ## only the listing, edit and command-start table of make bench; pr
 	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Costs .
 
 lint: ## shellcheck the scripts
-	shellcheck infra/compose/protect-git.sh infra/image/build-base.sh infra/image/toolchain-env.sh infra/proxy/egress-proxy.sh tests/e2e/upstream/*.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+	shellcheck infra/host/deps.sh infra/host/find-jdk.sh infra/compose/protect-git.sh infra/image/build-base.sh infra/image/toolchain-env.sh infra/proxy/egress-proxy.sh tests/e2e/upstream/*.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
 
 clean: ## remove build output
 	$(MVN) clean

@@ -102,7 +102,7 @@ class InfraFilesTest {
                 "infra/image/toolchain-env.sh", "infra/image/train-aot.sh",
                 "infra/image/healthcheck.sh", "infra/traefik/render.sh", "infra/proxy/egress-proxy.sh",
                 "tests/e2e/upstream/build-upstream.sh", "tests/e2e/upstream/upstream.sh",
-                "infra/tailscale/funnel.sh", ".ci/run"), Map.of(), Repo.root(), 60);
+                "infra/tailscale/funnel.sh", "infra/host/deps.sh", "infra/host/find-jdk.sh", ".ci/run"), Map.of(), Repo.root(), 60);
         assertThat(result.exitCode()).as(result.output()).isZero();
     }
 }
