@@ -21,10 +21,9 @@ SERVER_IMAGE ?= sandbox-mcp-server:local
 RUNNER_IMAGE ?= sandbox-mcp-runner:local
 SERVER_BASE_IMAGE ?= sandbox-mcp-server-base:local
 RUNNER_BASE_IMAGE ?= sandbox-mcp-runner-base:local
-# The runner's toolchains (infra/image/build-base.sh lists what each brings); changing the list
-# rebuilds the runner's base on the next `make image`.
-SANDBOX_TOOLCHAINS ?= go,node,python,c
-export SANDBOX_TOOLCHAINS
+# The runner's toolchains: SANDBOX_TOOLCHAINS, from your environment or the command line
+# (`make image SANDBOX_TOOLCHAINS=go,java`), reaches infra/image/build-base.sh, which holds the
+# default and what each brings; changing the list rebuilds the runner's base on the next `make image`.
 PROXY_IMAGE ?= sandbox-mcp-proxy:local
 HOST_UID := $(shell id -u)
 HOST_GID := $(shell id -g)
@@ -63,7 +62,7 @@ VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help deps deps-test build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-scaling bench-costs audit audit-report
+.PHONY: help deps deps-test build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-prepare bench-scaling bench-costs audit audit-report
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -120,16 +119,9 @@ image: ## build the server and runner images into the local Docker daemon with J
 	  echo "make image: you are root; the runner's user will be $(SANDBOX_UID):$(SANDBOX_GID) (set SANDBOX_UID/SANDBOX_GID to change)"; fi
 	@if [ "$(SANDBOX_UID)" = "$(SANDBOX_SERVER_UID)" ]; then \
 	  echo "make image: the server's user ($(SANDBOX_SERVER_UID)) must differ from yours; set SANDBOX_SERVER_UID"; exit 2; fi
-	@for flavour in runner server; do \
-	  base=$$([ $$flavour = runner ] && echo $(RUNNER_BASE_IMAGE) || echo $(SERVER_BASE_IMAGE)); \
-	  if [ "$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' $$base 2>/dev/null)" \
-	      != "$$(infra/image/build-base.sh --recipe $$flavour)" ]; then \
-	    echo "make image: $$base is missing or was built from another recipe; building it"; \
-	    infra/image/build-base.sh $$flavour $$base || exit 1; fi; done
-	@if [ "$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' $(PROXY_IMAGE) 2>/dev/null)" \
-	    != "$$(infra/image/build-base.sh --recipe proxy)" ]; then \
-	  echo "make image: $(PROXY_IMAGE) (the egress proxy) is missing or was built from another recipe; building it"; \
-	  infra/image/build-base.sh proxy $(PROXY_IMAGE); fi
+	infra/image/build-base.sh --if-changed runner $(RUNNER_BASE_IMAGE)
+	infra/image/build-base.sh --if-changed server $(SERVER_BASE_IMAGE)
+	infra/image/build-base.sh --if-changed proxy $(PROXY_IMAGE)
 	rm -rf app/target/aot-cache && mkdir -p app/target/aot-cache/server app/target/aot-cache/runner
 	$(MVN) -pl app -am package -DskipTests
 	$(call jib,$(RUNNER_IMAGE),$(RUNNER_BASE_IMAGE),$(SANDBOX_UID):$(SANDBOX_GID),runner,10,runner)
@@ -189,26 +181,30 @@ audit-report:
 	@if [ -f $(JAR) ]; then $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit "$(SANDBOX_WORKSPACE)"; \
 	  [ $$? != 1 ] || echo "make audit: review what is new above; accept what you trust with: make audit ACCEPT=1"; fi
 
+# The benchmark's three entry points share one preparation: the reference server's npm install
+# and the app and bench jars. $(call bench_main,<class>,<arguments>)
+bench_main = $(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.$(1) . $(2)
+bench-prepare:
+	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
+	$(MVN) -pl app,bench -am package -DskipTests
+
 BENCH_SECONDS ?= 5
 bench: ## benchmark ours against the reference Node server; writes BENCHMARKS.md (not part of make test)
-	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
 	@if docker info >/dev/null 2>&1; then $(MAKE) --no-print-directory image; fi
-	$(MVN) -pl app,bench -am package -DskipTests
-	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Benchmark . $(BENCH_SECONDS)
+	@$(MAKE) --no-print-directory bench-prepare
+	$(call bench_main,Benchmark,$(BENCH_SECONDS))
 
 SCALING_MB ?= 1,100,1000
-bench-scaling: ## only the read_file scaling table of make bench (sizes in MB: SCALING_MB=1,100,1000); prints it
-	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
-	$(MVN) -pl app,bench -am package -DskipTests
-	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Scaling . $(SCALING_MB)
+bench-scaling: bench-prepare ## only the read_file scaling table of make bench (sizes in MB: SCALING_MB=1,100,1000); prints it
+	$(call bench_main,Scaling,$(SCALING_MB))
 
-bench-costs: ## only the listing, edit and command-start table of make bench; prints it
-	@cd bench/node && npm ci --no-audit --no-fund --loglevel=error
-	$(MVN) -pl app,bench -am package -DskipTests
-	$(JAVA) -cp "bench/target/sandbox-mcp-bench.jar:$$(cat bench/target/classpath.txt)" dev.sandboxmcp.bench.Costs .
+bench-costs: bench-prepare ## only the listing, edit and command-start table of make bench; prints it
+	$(call bench_main,Costs,)
 
-lint: ## shellcheck the scripts
-	shellcheck infra/host/deps.sh infra/host/find-jdk.sh infra/compose/protect-git.sh infra/image/build-base.sh infra/image/toolchain-env.sh infra/proxy/egress-proxy.sh tests/e2e/upstream/*.sh infra/image/train-aot.sh infra/image/healthcheck.sh infra/traefik/render.sh infra/tailscale/funnel.sh .ci/run
+# Every shell script of the tree (and .ci/run), found rather than listed; InfraFilesTest runs this.
+SHELL_SCRIPTS = $(shell find infra tests -name '*.sh' -type f -not -path '*/node_modules/*' -not -path '*/target/*' | LC_ALL=C sort) .ci/run
+lint: ## shellcheck every shell script
+	shellcheck $(SHELL_SCRIPTS)
 
 clean: ## remove build output
 	$(MVN) clean

@@ -10,6 +10,8 @@
 #   proxy   the egress proxy's (no Java): Squid and infra/proxy (its entrypoint, which writes
 #           squid.conf from the allow-list at start, and its error pages).
 # Usage: infra/image/build-base.sh runner|server|proxy [IMAGE]
+#        infra/image/build-base.sh --if-changed runner|server|proxy [IMAGE]  (`make image`: builds
+#          only when IMAGE is missing or was built from another recipe)
 #        infra/image/build-base.sh --recipe runner|server|proxy  (the digest of that recipe)
 # SANDBOX_TOOLCHAINS: comma-separated, default go,node,python,c (all: go,node,python,c,java,rust).
 # DEBIAN_SUITE: default trixie (Debian 13): Go 1.24, Node 20, Python 3.13, GCC 14, where bookworm
@@ -60,7 +62,12 @@ if [[ "${1:-}" == --recipe ]]; then
   recipe_of "${2:?usage: build-base.sh --recipe runner|server|proxy}"
   exit 0
 fi
-flavour=${1:?usage: build-base.sh runner|server|proxy [IMAGE]}
+if_changed=0
+if [[ "${1:-}" == --if-changed ]]; then
+  if_changed=1
+  shift
+fi
+flavour=${1:?usage: build-base.sh [--if-changed] runner|server|proxy [IMAGE]}
 suite=$(suite_of "$flavour")
 case "$flavour" in
   runner)
@@ -86,6 +93,18 @@ case "$flavour" in
     ;;
 esac
 recipe=$(recipe_of "$flavour")
+if ((if_changed)); then
+  built_from=$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.base-recipe"}}' "$image" 2>/dev/null || :)
+  if [[ "$built_from" == "$recipe" ]]; then
+    echo "build-base: $image is current (recipe $recipe)"
+    exit 0
+  fi
+  if [[ -n "$built_from" ]]; then
+    echo "build-base: $image was built from recipe $built_from, not $recipe; building it"
+  else
+    echo "build-base: $image is missing; building it"
+  fi
+fi
 # Modules the server needs (jdeps on the shaded jar), plus elliptic-curve TLS for `verify` over HTTPS.
 modules=java.base,java.desktop,java.instrument,java.management,java.naming,java.net.http,java.rmi,java.security.jgss,java.sql,jdk.crypto.ec,jdk.unsupported,jdk.zipfs
 command -v mmdebstrap >/dev/null || die "mmdebstrap is not installed (apt-get install mmdebstrap)"

@@ -98,11 +98,9 @@ class InfraFilesTest {
             installed = false;
         }
         assumeTrue(installed, "SKIPPED: shellcheck is not installed (apt-get install shellcheck; .ci/run installs it)");
-        Commands.Result result = Commands.run(List.of("shellcheck", "infra/compose/protect-git.sh", "infra/image/build-base.sh",
-                "infra/image/toolchain-env.sh", "infra/image/train-aot.sh",
-                "infra/image/healthcheck.sh", "infra/traefik/render.sh", "infra/proxy/egress-proxy.sh",
-                "tests/e2e/upstream/build-upstream.sh", "tests/e2e/upstream/upstream.sh",
-                "infra/tailscale/funnel.sh", "infra/host/deps.sh", "infra/host/find-jdk.sh", ".ci/run"), Map.of(), Repo.root(), 60);
+        // The Makefile finds every script (make lint); this test holds no list of its own.
+        Commands.Result result = Commands.run(List.of("make", "--no-print-directory", "lint"), Map.of(), Repo.root(), 120);
+        assertThat(result.output()).contains("infra/host/deps.sh", "infra/image/build-base.sh", ".ci/run");
         assertThat(result.exitCode()).as(result.output()).isZero();
     }
 }
