@@ -24,9 +24,11 @@ import java.util.Set;
  * root. What an operator's session leaves running after it ends is an orphan of the init, and
  * swept like the rest. A link that cannot be trusted counts as no link: a parent missing from the
  * snapshot, dead (a zombie, or being released, when the kernel shows ppid and session 0), or
- * started after its child (its pid was reused). One way in remains that this cannot see: a
- * command that may ptrace a process of its own user (a host without Yama's
- * {@code ptrace_scope} 1) can make an operator's shell or a health check fork for it.
+ * started after its child (its pid was reused); and a sweep ends only when two scans in a row
+ * find nothing alive to kill, so that a link torn during one scan is read again. One way in
+ * remains that this cannot see: a command that may ptrace a process of its own user (a host
+ * without Yama's {@code ptrace_scope} 1) can make an operator's shell or a health check fork for
+ * it, and that child is spared while its parent lives.
  *
  * <p>Commands and jobs {@link #begin()} and {@link #end()}; a sweep runs only while none is
  * active, and none can start until it is over.
@@ -66,6 +68,7 @@ public final class IdleSweep {
     private static void sweep() {
         long self = ProcessHandle.current().pid();
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
+        boolean clean = false;
         for (int round = 0; round < ROUNDS; round++) {
             // A fork loop may add processes while we kill; a few rounds catch its children too.
             Map<Long, ProcStat> processes = snapshot(buffer);
@@ -74,8 +77,15 @@ public final class IdleSweep {
             // Zombies are killed too (a process whose main thread exited shows as one while its
             // other threads run), but only live ones are worth another round.
             if (leftovers.stream().noneMatch(pid -> alive(processes.get(pid)))) {
-                return;
+                // One more scan at once: a process spared through a parent whose pid was reused
+                // during a scan was reparented to the init before that reuse, and shows it now.
+                if (clean) {
+                    return;
+                }
+                clean = true;
+                continue;
             }
+            clean = false;
             try {
                 Thread.sleep(5);
             } catch (InterruptedException e) {
