@@ -24,8 +24,9 @@ import java.util.Set;
  * root. What an operator's session leaves running after it ends is an orphan of the init, and
  * swept like the rest. A link that cannot be trusted counts as no link: a parent missing from the
  * snapshot, dead (a zombie, or being released, when the kernel shows ppid and session 0), or
- * started after its child (its pid was reused); and a sweep ends only when two scans in a row
- * find nothing alive to kill, so that a link torn during one scan is read again. One way in
+ * started after its child (its pid was reused); and while anything entered from outside is
+ * spared, a sweep ends only when two scans in a row find nothing alive to kill, so that a link
+ * torn during one scan is read again. One way in
  * remains that this cannot see: a command that may ptrace a process of its own user (a host
  * without Yama's {@code ptrace_scope} 1) can make an operator's shell or a health check fork for
  * it, and that child is spared while its parent lives.
@@ -79,7 +80,7 @@ public final class IdleSweep {
             if (leftovers.stream().noneMatch(pid -> alive(processes.get(pid)))) {
                 // One more scan at once: a process spared through a parent whose pid was reused
                 // during a scan was reparented to the init before that reuse, and shows it now.
-                if (clean) {
+                if (clean || !sparesEntered(processes, leftovers, self)) {
                     return;
                 }
                 clean = true;
@@ -133,6 +134,13 @@ public final class IdleSweep {
             }
         });
         return leftovers;
+    }
+
+    /** Whether the decision spared anything but the init and the runner: only then can a torn link have misled it. */
+    private static boolean sparesEntered(Map<Long, ProcStat> processes, Set<Long> leftovers, long self) {
+        Set<Long> runner = new HashSet<>();
+        chain(processes, self, runner);
+        return processes.keySet().stream().anyMatch(pid -> pid != INIT && !runner.contains(pid) && !leftovers.contains(pid));
     }
 
     /**
