@@ -2,7 +2,6 @@ package dev.sandboxmcp.hostaudit;
 
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Which git configuration entries make git run a program (or read more configuration, which may
@@ -19,8 +18,6 @@ final class CommandSettings {
             "gitproxy", "alternaterefscommand");
     /** sendemail.* and sendemail.<identity>.*: the sendmail program (smtpServer as a path too) and the address commands. */
     private static final Set<String> SEND_EMAIL = Set.of("sendmailcmd", "smtpserver", "tocmd", "cccmd", "headercmd");
-    /** An alias passing {@code -c} or {@code --config-env} sets any setting for the command it runs (git.c, handle_options). */
-    private static final Pattern CONFIG_OPTION = Pattern.compile("(^|\\s)(-c|--config-env)(\\s|=|$)");
 
     private CommandSettings() {
     }
@@ -46,7 +43,7 @@ final class CommandSettings {
             case "gpg" -> name.equals("program") || name.equals("defaultkeycommand");
             case "sequence" -> name.equals("editor");
             // alias.x = !cmd, and git 2.55's alias "x".command = !cmd
-            case "alias" -> (!sub || name.equals("command")) && (v.startsWith("!") || CONFIG_OPTION.matcher(v).find());
+            case "alias" -> (!sub || name.equals("command")) && (v.startsWith("!") || setsConfig(v));
             case "include" -> name.equals("path");
             case "includeif" -> sub && name.equals("path");
             case "pager" -> !isBoolean(v);
@@ -76,6 +73,26 @@ final class CommandSettings {
             case "init" -> name.equals("templatedir");
             default -> false;
         };
+    }
+
+    /**
+     * Whether an alias passes {@code -c} or {@code --config-env} before its command: git applies
+     * an alias's leading options (git.c, handle_alias and handle_options), so it can set any
+     * setting for the command it runs. After the command, {@code -c} is that command's option.
+     */
+    private static boolean setsConfig(String alias) {
+        for (String token : alias.split("\\s+")) {
+            if (token.isEmpty()) {
+                continue;
+            }
+            if (!token.startsWith("-")) {
+                return false;
+            }
+            if (token.equals("-c") || token.equals("--config-env") || token.startsWith("--config-env=")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A URL of the ext:: transport, which runs its address as a command. */
