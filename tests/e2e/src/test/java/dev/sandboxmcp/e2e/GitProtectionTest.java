@@ -6,6 +6,8 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +21,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The workspace must not become a way onto the host, from the attacker's side: the pair as
@@ -39,7 +40,7 @@ class GitProtectionTest {
     byte[] configBefore;
     List<String> hooksBefore;
 
-    @TempDir
+    /** The audit's state (its baseline and the watcher's log), outside the workspace. */
     Path state;
     /** The workspace owner's HOME for the host's git: a directory of its own, out of the sandbox's reach. */
     Path ownerHome;
@@ -69,6 +70,7 @@ class GitProtectionTest {
         existing = deployment.workspace.resolve("projects/existing");
         configBefore = Files.readAllBytes(existing.resolve(".git/config"));
         hooksBefore = listing(existing.resolve(".git/hooks"));
+        state = Files.createTempDirectory("sandbox-mcp-e2e-audit-state-");
         ownerHome = Files.createTempDirectory("sandbox-mcp-e2e-owner-home-");
         Files.setAttribute(ownerHome, "unix:uid", deployment.uid);
         Files.setAttribute(ownerHome, "unix:gid", deployment.gid);
@@ -86,16 +88,18 @@ class GitProtectionTest {
             deployment.close();
         }
         if (ownerHome != null) {
-            Commands.run(List.of("rm", "-rf", ownerHome.toString()), 60);
+            Commands.run(List.of("rm", "-rf", ownerHome.toString(), state.toString()), 60);
         }
     }
 
     @Test
+    @Order(3)
     void aCommandCannotPlantInAnExistingRepositoryWhileCommitsWork() throws Exception {
         String marker = deployment.workspace.resolve("planted-command-ran").toString();
         Map<String, Object> config = run("cd projects/existing && git config core.fsmonitor 'touch " + marker + "; true'");
         assertThat(config.get("exit_code")).isNotEqualTo(0);
-        assertThat((String) config.get("stderr")).contains("could not write config file .git/config")
+        // The absolute path: the commondir make up leaves makes git name the common directory so.
+        assertThat((String) config.get("stderr")).contains("could not write config file /workspace/projects/existing/.git/config")
                 .containsAnyOf("Read-only file system", "Device or resource busy");
         assertThat(run("cd projects/existing && git config core.hooksPath /tmp").get("exit_code")).isNotEqualTo(0);
         assertThat(run("cd projects/existing && git config alias.st '!touch " + marker + "'").get("exit_code")).isNotEqualTo(0);
@@ -132,6 +136,7 @@ class GitProtectionTest {
      * run as the workspace's owner, still reads the real config and runs nothing.
      */
     @Test
+    @Order(4)
     void noIndirectionCanBePlantedInAProtectedRepository() throws Exception {
         String marker = deployment.workspace.resolve("indirection-ran").toString();
         String config = "[core]\\n\\tfsmonitor = touch " + marker + "; true\\n";
@@ -175,7 +180,7 @@ class GitProtectionTest {
 
         Map<String, Object> work = run("cd projects/existing && echo more >> README.md && git add README.md && git stash -q && "
                 + "git stash pop -q && git -c user.name=t -c user.email=t@example.com commit -q -am third && "
-                + "git branch side && git diff --stat HEAD~1 && git -C ../existing-topic status --short");
+                + "git branch side && git diff --stat HEAD~1");
         assertThat(work.get("exit_code")).as(work.toString()).isEqualTo(0);
         assertThat(Path.of(marker)).doesNotExist();
     }
@@ -265,6 +270,7 @@ class GitProtectionTest {
         Path marker = deployment.workspace.resolve("after-ran");
         String config = "[core]\\n\\tfsmonitor = touch " + marker + "; true\\n";
         String fsmonitor = "core.fsmonitor: touch " + marker + "; true";
+        String written = "core.fsmonitor: touch " + marker; // printf'd into a file: "; true" is a comment there
         // A git directory of links back to the real objects and refs, with a planted config.
         String decoy = "mkdir -p %1$s/hooks && printf '" + config + "' > %1$s/config && ln -s %2$s/objects %1$s/objects && "
                 + "ln -s %2$s/refs %1$s/refs";
@@ -288,7 +294,7 @@ class GitProtectionTest {
                 + "printf '../../ evil\\n' > worktrees/w/commondir",
                 "after/worktrees/.git/worktrees/w/commondir: commondir: after/worktrees/.git/ evil (git reads");
         plantings.put("git init -q after/include && cd after/include && git config include.path ../planted.inc && "
-                + "printf '" + config + "' > planted.inc", "after/include/planted.inc: " + fsmonitor);
+                + "printf '" + config + "' > planted.inc", "after/include/planted.inc: " + written);
         plantings.put("git init -q after/hookspath && cd after/hookspath && git config core.hooksPath .hooks && mkdir .hooks && "
                 + "printf '#!/bin/sh\\ntouch " + marker + "\\n' > .hooks/pre-commit && chmod +x .hooks/pre-commit",
                 "after/hookspath/.hooks/pre-commit: hook (core.hooksPath): executable, sha256 ");
@@ -313,9 +319,11 @@ class GitProtectionTest {
                 TimeUnit.MILLISECONDS.sleep(100);
             }
             TimeUnit.SECONDS.sleep(3); // its first round, of what is already known, is over
-            for (String planting : plantings.keySet()) {
-                Map<String, Object> result = run(planting);
-                assertThat(result.get("exit_code")).as(planting + ": " + result).isEqualTo(0);
+            Map<String, Instant> plantedAt = new LinkedHashMap<>();
+            for (Map.Entry<String, String> planting : plantings.entrySet()) {
+                Map<String, Object> result = run(planting.getKey());
+                assertThat(result.get("exit_code")).as(planting.getKey() + ": " + result).isEqualTo(0);
+                plantedAt.put(planting.getValue(), Instant.now());
             }
             long planted = System.nanoTime();
             List<String> missing = new ArrayList<>(plantings.values());
@@ -324,9 +332,19 @@ class GitProtectionTest {
                 missing.removeIf(seen::contains);
                 TimeUnit.MILLISECONDS.sleep(100);
             }
-            long millis = (System.nanoTime() - planted) / 1_000_000;
-            System.out.println("the watcher reported " + plantings.size() + " plantings within " + millis + " ms");
             assertThat(missing).as("not reported by the watcher within 10 s:\n" + Files.readString(watchLog)).isEmpty();
+            // Each within 10 s of its own planting, by the time the watcher stamped on its line.
+            long slowest = 0;
+            for (Map.Entry<String, Instant> line : plantedAt.entrySet()) {
+                String reported = Files.readAllLines(watchLog).stream().filter(l -> l.contains(line.getKey())).findFirst()
+                        .orElseThrow();
+                long millis = Duration.between(line.getValue(), Instant.parse(reported.substring(0, reported.indexOf(' '))))
+                        .toMillis();
+                assertThat(millis).as(line.getKey()).isLessThan(10_000);
+                slowest = Math.max(slowest, millis);
+            }
+            System.out.println("the watcher reported each of " + plantings.size() + " plantings within " + slowest
+                    + " ms of it");
         } finally {
             watcher.destroy();
             watcher.waitFor(10, TimeUnit.SECONDS);
@@ -344,8 +362,8 @@ class GitProtectionTest {
         }
         assertThat(audit.output()).contains("new    after/ext/.git/config: protocol.allow: always",
                 "new    after/include/.git/config: include.path: ../planted.inc",
-                "new    after/worktrees/.git/ evil/config: " + fsmonitor,
-                "new    after/commondir/.git/ ../p/config: " + fsmonitor);
+                "new    after/worktrees/.git/ evil/config: " + written,
+                "new    after/commondir/.git/ ../p/config: " + written);
     }
 
     Map<String, Object> run(String command) {
