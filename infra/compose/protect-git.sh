@@ -201,11 +201,8 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
     if [[ -d $common ]]; then named_by "$common/config" "$root"; fi
     return 0
   fi
-  local name
-  for name in config hooks; do
-    if [[ $name == hooks ]]; then ensure_dir "$gitdir/hooks"; else ensure_file "$gitdir/config"; fi
-  done
-  named_by "$gitdir/config" "$root"
+  ensure_dir "$gitdir/hooks" || true
+  ensure_file "$gitdir/config" && named_by "$gitdir/config" "$root"
   # modules/ and worktrees/ read-only: no command can add a submodule's or a worktree's git
   # directory there (git submodule update reuses one it finds); each existing one stays writable.
   ensure_dir "$gitdir/modules" && submodules "$gitdir/modules"

@@ -217,8 +217,7 @@ class TreeAuditTest {
     @Test
     void readsCommondirAndGitFilesByteForByteAsGitDoes() throws Exception {
         Path tree = tree();
-        Path repo = Files.createDirectories(tree.resolve("repo"));
-        git(repo, "init", "-q");
+        Path repo = initRepo(tree, "repo");
         Path decoy = Files.createDirectories(repo.resolve(".git/ ../p"));
         Files.writeString(decoy.resolve("config"), "[core]\n\tfsmonitor = touch /tmp/m\n");
         Files.createSymbolicLink(decoy.resolve("objects"), Path.of("../../objects"));
@@ -244,13 +243,11 @@ class TreeAuditTest {
     @Test
     void aTargetThatDoesNotResolveIsReportedNotSkipped() throws Exception {
         Path tree = tree();
-        Path repo = Files.createDirectories(tree.resolve("repo"));
-        git(repo, "init", "-q");
+        Path repo = initRepo(tree, "repo");
         Files.writeString(repo.resolve(".git/commondir"), "later\n");
         Path pointer = Files.createDirectories(tree.resolve("pointer"));
         Files.writeString(pointer.resolve(".git"), "gitdir: ../not-yet\n");
-        Path inc = Files.createDirectories(tree.resolve("inc"));
-        git(inc, "init", "-q");
+        Path inc = initRepo(tree, "inc");
         git(inc, "config", "include.path", "../planted-later.inc");
         git(inc, "config", "core.hooksPath", "hooks-later");
 
@@ -269,8 +266,7 @@ class TreeAuditTest {
     @Test
     void aCommondirNamingItsOwnRepositoryIsNoFinding() throws Exception {
         Path tree = tree();
-        Path repo = Files.createDirectories(tree.resolve("repo"));
-        git(repo, "init", "-q");
+        Path repo = initRepo(tree, "repo");
         git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first");
         git(repo, "worktree", "add", "-q", "../wt");
         Files.writeString(repo.resolve(".git/commondir"), ".\n");
@@ -280,8 +276,7 @@ class TreeAuditTest {
 
     @Test
     void aFifoInPlaceOfAConfigIsReportedAndNeverWaitedOn() throws Exception {
-        Path repo = Files.createDirectories(tree().resolve("repo"));
-        git(repo, "init", "-q");
+        Path repo = initRepo(tree(), "repo");
         Files.delete(repo.resolve(".git/config"));
         mkfifo(repo.resolve(".git/config"));
         assertThat(audit(repo.getParent())).containsExactly(new Finding("repo/.git/config", "(not a regular file)",
@@ -296,8 +291,7 @@ class TreeAuditTest {
     @Test
     void aFifoSwappedInWhileTheAuditRunsNeverHangsIt() throws Exception {
         Path tree = tree();
-        Path repo = Files.createDirectories(tree.resolve("repo"));
-        git(repo, "init", "-q");
+        Path repo = initRepo(tree, "repo");
         git(repo, "config", "core.fsmonitor", "touch /tmp/m");
         Path config = repo.resolve(".git/config");
         Path regular = temp.resolve("regular");
@@ -419,11 +413,16 @@ class TreeAuditTest {
             includeIf.gitdir:/x/.path     | /tmp/outside.inc
             """)
     void everySettingThatRunsAProgramIsFound(String key, String value) throws Exception {
-        Path repo = Files.createDirectories(tree().resolve("repo"));
-        git(repo, "init", "-q");
+        Path repo = initRepo(tree(), "repo");
         git(repo, "config", key, value);
         assertThat(audit(repo.getParent())).extracting(Finding::file, Finding::command)
                 .contains(org.assertj.core.groups.Tuple.tuple("repo/.git/config", value));
+    }
+
+    static Path initRepo(Path parent, String name) throws Exception {
+        Path repo = Files.createDirectories(parent.resolve(name));
+        git(repo, "init", "-q");
+        return repo;
     }
 
     static void mkfifo(Path path) throws Exception {
