@@ -40,8 +40,8 @@ class WatchUnitTest {
                 Repo.path("app/target/sandbox-mcp.jar").toString(), workspace.toString()), env, Repo.root(), 60);
         assertThat(install.exitCode()).as(install.output()).isZero();
         Path unit = units.resolve("sandbox-mcp-audit-watch.service");
-        assertThat(Files.readString(calls)).isEqualTo("--user daemon-reload\n--user enable --now sandbox-mcp-audit-watch.service\n"
-                + "--user restart sandbox-mcp-audit-watch.service\n");
+        assertThat(Files.readString(calls)).isEqualTo("--user daemon-reload\n"
+                + "--user enable --now sandbox-mcp-audit-watch.service\n--user restart sandbox-mcp-audit-watch.service\n");
         Commands.Result verify = Commands.run(List.of("systemd-analyze", "verify", unit.toString()), Map.of(), temp, 60);
         assertThat(verify.exitCode()).as(verify.output()).isZero();
 
@@ -76,7 +76,8 @@ class WatchUnitTest {
                 Repo.root(), 60);
         assertThat(uninstall.exitCode()).as(uninstall.output()).isZero();
         assertThat(unit).doesNotExist();
-        assertThat(Files.readString(calls)).endsWith("--user disable --now sandbox-mcp-audit-watch.service\n--user daemon-reload\n");
+        assertThat(Files.readString(calls))
+                .endsWith("--user disable --now sandbox-mcp-audit-watch.service\n--user daemon-reload\n");
     }
 
     /** A command line as systemd splits it: double-quoted words with \ escapes, %% for %, $$ for $. */
