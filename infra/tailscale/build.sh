@@ -23,8 +23,10 @@ case "${1:-}" in
   *) echo "usage: build.sh [--print-dir]" >&2; exit 2 ;;
 esac
 
+# A build outside tailscale's repository reports "1.102.5-ERR-BuildInfo" (no VCS stamp): the
+# version is its first field.
 if [[ -x "$out/tailscale" && -x "$out/tailscaled" ]] &&
-  "$out/tailscale" version 2>/dev/null | head -n1 | grep -qx "${version#v}"; then
+  [[ "$("$out/tailscale" version 2>/dev/null | head -n1 | cut -d- -f1)" == "${version#v}" ]]; then
   echo "tailscale: $version already built in $out"
   echo "$out"
   exit 0
