@@ -7,7 +7,8 @@
 #   infra/tailscale/build.sh [--print-dir]
 #     --print-dir  print where the binaries are (or would be) and build nothing
 # SANDBOX_MCP_CACHE: the cache (default ${XDG_CACHE_HOME:-~/.cache}/sandbox-mcp).
-# Needs Go (the version tailscale.com's go.mod asks for, or newer). Exit: 0 built or already
+# Needs Go 1.21 or newer: one older than the 1.26 tailscale.com's go.mod asks for fetches that
+# toolchain from the same module proxy (GOTOOLCHAIN=auto, Go's default). Exit: 0 built or already
 # there; 1 the build failed; 2 bad usage or no Go.
 set -euo pipefail
 
@@ -38,7 +39,7 @@ mkdir -p "$cache"
 scratch=$(mktemp -d "$cache/tailscale-build.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 # go install of a versioned path builds outside any module, from the configured module proxy.
-if ! CGO_ENABLED=0 GOBIN="$scratch/bin" GOFLAGS=-trimpath GOTOOLCHAIN=local \
+if ! CGO_ENABLED=0 GOBIN="$scratch/bin" GOFLAGS=-trimpath \
   go install "tailscale.com/cmd/tailscale@$version" "tailscale.com/cmd/tailscaled@$version"; then
   echo "tailscale: go install of tailscale.com $version failed (see above; $(go version))" >&2
   exit 1
