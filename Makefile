@@ -163,8 +163,11 @@ logs: ## follow the containers' logs (audit lines on stdout; the egress proxy's 
 
 deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tailscale Funnel
 	@[ -n "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: set TRAEFIK_DYNAMIC_DIR (your Traefik file-provider directory)"; exit 2; }
+	@[ -d "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: TRAEFIK_DYNAMIC_DIR=$(TRAEFIK_DYNAMIC_DIR) is not a directory"; exit 2; }
 	@[ -n "$(TAILNET_HOST)" ] || { echo "make deploy: set TAILNET_HOST (e.g. node.tailnet.ts.net)"; exit 2; }
-	SANDBOX_PORT=$(SANDBOX_PORT) infra/traefik/render.sh "$(TAILNET_HOST)" > "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
+	@# Written beside, then renamed: Traefik's watcher never loads half a file (it ignores *.tmp).
+	SANDBOX_PORT=$(SANDBOX_PORT) infra/traefik/render.sh "$(TAILNET_HOST)" > "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml.tmp"
+	mv -f "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml.tmp" "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
 	@echo "Traefik route written to $(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
 	infra/tailscale/funnel.sh on
 	@echo "public URL: https://$(TAILNET_HOST)$(BASE_PATH)/mcp  (check it with: make verify URL=https://$(TAILNET_HOST)$(BASE_PATH))"
