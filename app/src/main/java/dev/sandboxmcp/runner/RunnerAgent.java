@@ -150,7 +150,13 @@ public final class RunnerAgent implements AutoCloseable {
             } finally {
                 inFlight.remove(call.id());
             }
-            current.send(reply(call.id(), response));
+            try {
+                current.send(reply(call.id(), response));
+            } catch (IllegalArgumentException notJson) {
+                LOG.error("tool {} returned a result that is not JSON: {}", call.tool(), notJson.getMessage());
+                current.send(reply(call.id(), ToolResponse.failure(null, "internal error in the runner (a result that is "
+                        + "not JSON); the runner logged the details")));
+            }
         });
         if (inFlight.putIfAbsent(call.id(), worker) != null) {
             current.send(reply(call.id(), ToolResponse.failure(null, "a call with this id is already running")));

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
@@ -141,17 +142,19 @@ public final class RunnerLink implements ToolExecutor {
             CallCancellation cancellation) {
         String target = ToolResponse.describeTarget(arguments);
         long id = ids.incrementAndGet();
-        byte[] line = Protocol.encode(new Protocol.Call(id, tool, arguments));
+        byte[] line;
         try {
+            line = Protocol.encode(new Protocol.Call(id, tool, arguments));
             Protocol.check(line, Protocol.Sender.SERVER, Protocol.Phase.ESTABLISHED, runnerReads, runnerFactory);
-        } catch (Protocol.Violation e) {
+        } catch (Protocol.Violation | IllegalArgumentException e) {
             return ToolResponse.failure(target, "the call's arguments are too large for the runner (" + e.getMessage()
                     + "); send less in one call");
         }
         Duration deadline = deadlines.apply(tool, arguments);
         try {
-            Protocol.Message answer = exchange(id, line, deadline, progress, cancellation);
-            if (cancellation.cancelled()) {
+            AtomicBoolean cancelled = new AtomicBoolean();
+            Protocol.Message answer = exchange(id, line, deadline, progress, cancellation, cancelled);
+            if (cancelled.get()) {
                 return ToolResponse.failure(target, "cancelled (" + cancellation.reason() + "); a command and everything "
                         + "it started were killed");
             }
@@ -172,8 +175,8 @@ public final class RunnerLink implements ToolExecutor {
     public Health ping(Duration deadline) {
         long id = ids.incrementAndGet();
         try {
-            if (exchange(id, Protocol.encode(new Protocol.Ping(id)), deadline, Progress.NONE, CallCancellation.NEVER)
-                    instanceof Protocol.Pong pong) {
+            if (exchange(id, Protocol.encode(new Protocol.Ping(id)), deadline, Progress.NONE, CallCancellation.NEVER,
+                    new AtomicBoolean()) instanceof Protocol.Pong pong) {
                 return new Health.Answered(pong.failed());
             }
             return new Health.Unreachable("the runner answered the ping with something else");
@@ -182,8 +185,9 @@ public final class RunnerLink implements ToolExecutor {
         }
     }
 
+    /** Sends {@code line} and waits for its answer; {@code cancelled} is set when a cancel went out before the answer came. */
     private Protocol.Message exchange(long id, byte[] line, Duration deadline, Progress progress,
-            CallCancellation cancellation) throws Unanswered {
+            CallCancellation cancellation, AtomicBoolean cancelled) throws Unanswered {
         Peer current = peer;
         if (current == null || current.closed()) {
             throw new Unanswered("the runner is not connected (it may be restarting after a crash, which takes a few "
@@ -196,13 +200,18 @@ public final class RunnerLink implements ToolExecutor {
             throw new Unanswered("the runner's connection ended just now; try again shortly");
         }
         current.sendLine(line);
-        cancellation.onCancel(why -> current.send(new Protocol.Cancel(id)));
+        cancellation.onCancel(why -> {
+            if (pending.get(id) == call) { // not answered yet: a cancel after the answer changes nothing
+                cancelled.set(true);
+                current.send(new Protocol.Cancel(id));
+            }
+        });
         try {
             return call.answer().get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             pending.remove(id);
             current.send(new Protocol.Cancel(id));
-            throw new Unanswered(cancellation.cancelled() ? "cancelled (" + cancellation.reason() + "); the runner did not "
+            throw new Unanswered(cancelled.get() ? "cancelled (" + cancellation.reason() + "); the runner did not "
                     + "confirm it within " + deadline.toSeconds() + " s" : unresponsive(deadline));
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Unanswered unanswered ? unanswered : new Unanswered(broken(e.getCause().toString()));

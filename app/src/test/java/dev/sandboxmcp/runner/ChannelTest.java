@@ -98,6 +98,15 @@ class ChannelTest {
         return agent;
     }
 
+    /** A link with an agent of {@code tool} connected to it. */
+    RunnerLink connected(EchoTool tool, int maxCalls) throws Exception {
+        RunnerLink link = link();
+        ChannelListener listener = listen(link);
+        agent(listener, listener.rotate(), tool, maxCalls);
+        awaitConnected(link, true);
+        return link;
+    }
+
     static void awaitConnected(RunnerLink link, boolean connected) throws InterruptedException {
         for (int i = 0; i < 200 && link.connected() != connected; i++) {
             Thread.sleep(25);
@@ -107,10 +116,7 @@ class ChannelTest {
 
     @Test
     void callsRoundTripMultiplexedWithProgressAndTheTargetFromTheCall() throws Exception {
-        RunnerLink link = link();
-        ChannelListener listener = listen(link);
-        agent(listener, listener.rotate(), new EchoTool(), 8);
-        awaitConnected(link, true);
+        RunnerLink link = connected(new EchoTool(), 8);
         List<CompletableFuture<ToolResponse>> calls = new ArrayList<>();
         List<String> progress = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int i = 0; i < 20; i++) {
@@ -133,11 +139,8 @@ class ChannelTest {
 
     @Test
     void cancelIsAMessageThatInterruptsTheCallAndLeavesTheConnection() throws Exception {
-        RunnerLink link = link();
-        ChannelListener listener = listen(link);
         EchoTool echo = new EchoTool();
-        agent(listener, listener.rotate(), echo, 8);
-        awaitConnected(link, true);
+        RunnerLink link = connected(echo, 8);
         CallCancellation cancellation = new CallCancellation();
         CompletableFuture<ToolResponse> call = CompletableFuture.supplyAsync(() -> link.execute("echo",
                 Map.of("text", "block"), Progress.NONE, cancellation));
@@ -152,11 +155,8 @@ class ChannelTest {
 
     @Test
     void callPastItsDeadlineIsCancelledAtTheRunner() throws Exception {
-        RunnerLink link = link();
-        ChannelListener listener = listen(link);
         EchoTool echo = new EchoTool();
-        agent(listener, listener.rotate(), echo, 8);
-        awaitConnected(link, true);
+        RunnerLink link = connected(echo, 8);
         long started = System.nanoTime();
         ToolResponse response = link.execute("echo", Map.of("text", "block"), Progress.NONE);
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(DEADLINE.plusSeconds(2));
@@ -177,11 +177,8 @@ class ChannelTest {
 
     @Test
     void runnerPastItsCallBoundAnswersBusy() throws Exception {
-        RunnerLink link = link();
-        ChannelListener listener = listen(link);
         EchoTool echo = new EchoTool();
-        agent(listener, listener.rotate(), echo, 1);
-        awaitConnected(link, true);
+        RunnerLink link = connected(echo, 1);
         CompletableFuture<ToolResponse> blocked = CompletableFuture.supplyAsync(() -> link.execute("echo",
                 Map.of("text", "block"), Progress.NONE));
         assertThat(echo.started.await(5, TimeUnit.SECONDS)).isTrue();
@@ -256,10 +253,7 @@ class ChannelTest {
 
     @Test
     void aCallTooBigForTheRunnerIsRefusedHereAndTheConnectionStays() throws Exception {
-        RunnerLink link = link();
-        ChannelListener listener = listen(link);
-        agent(listener, listener.rotate(), new EchoTool(), 8);
-        awaitConnected(link, true);
+        RunnerLink link = connected(new EchoTool(), 8);
         Object deep = "x";
         for (int i = 0; i < 40; i++) {
             deep = List.of(deep);
