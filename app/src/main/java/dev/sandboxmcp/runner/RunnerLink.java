@@ -200,12 +200,14 @@ public final class RunnerLink implements ToolExecutor {
             throw new Unanswered("the runner's connection ended just now; try again shortly");
         }
         current.sendLine(line);
-        cancellation.onCancel(why -> {
-            if (pending.get(id) == call) { // not answered yet: a cancel after the answer changes nothing
-                cancelled.set(true);
-                current.send(new Protocol.Cancel(id));
-            }
-        });
+        if (cancellation != CallCancellation.NEVER) { // its callbacks would pile up, never to run
+            cancellation.onCancel(why -> {
+                if (pending.get(id) == call) { // not answered yet: a cancel after the answer changes nothing
+                    cancelled.set(true);
+                    current.send(new Protocol.Cancel(id));
+                }
+            });
+        }
         try {
             return call.answer().get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
