@@ -136,7 +136,7 @@ public final class RunnerLink implements ToolExecutor {
         return execute(tool, arguments, progress, CallCancellation.NEVER);
     }
 
-    /** As above; a cancelled call is cancelled at the runner (its command tree is killed), and its answer awaited. */
+    /** As above; a cancelled call is answered at once and cancelled at the runner (its command tree is killed). */
     @Override
     public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
             CallCancellation cancellation) {
@@ -202,9 +202,12 @@ public final class RunnerLink implements ToolExecutor {
         current.sendLine(line);
         if (cancellation != CallCancellation.NEVER) { // its callbacks would pile up, never to run
             cancellation.onCancel(why -> {
-                if (pending.get(id) == call) { // not answered yet: a cancel after the answer changes nothing
+                // Answered at once, as the client asked; the runner kills the command tree on its own.
+                // A cancel after the answer changes nothing.
+                if (pending.remove(id, call)) {
                     cancelled.set(true);
                     current.send(new Protocol.Cancel(id));
+                    call.answer().complete(new Protocol.Cancel(id));
                 }
             });
         }
@@ -213,8 +216,7 @@ public final class RunnerLink implements ToolExecutor {
         } catch (TimeoutException e) {
             pending.remove(id);
             current.send(new Protocol.Cancel(id));
-            throw new Unanswered(cancelled.get() ? "cancelled (" + cancellation.reason() + "); the runner did not "
-                    + "confirm it within " + deadline.toSeconds() + " s" : unresponsive(deadline));
+            throw new Unanswered(unresponsive(deadline));
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Unanswered unanswered ? unanswered : new Unanswered(broken(e.getCause().toString()));
         } catch (InterruptedException e) {
