@@ -62,7 +62,7 @@ VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help deps deps-test build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-prepare bench-scaling bench-costs audit audit-report
+.PHONY: help deps deps-test build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-prepare bench-scaling bench-costs audit audit-report watch-install watch-uninstall
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -163,20 +163,30 @@ logs: ## follow the containers' logs (audit lines on stdout; the egress proxy's 
 
 deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tailscale Funnel
 	@[ -n "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: set TRAEFIK_DYNAMIC_DIR (your Traefik file-provider directory)"; exit 2; }
+	@[ -d "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: TRAEFIK_DYNAMIC_DIR=$(TRAEFIK_DYNAMIC_DIR) is not a directory"; exit 2; }
 	@[ -n "$(TAILNET_HOST)" ] || { echo "make deploy: set TAILNET_HOST (e.g. node.tailnet.ts.net)"; exit 2; }
-	SANDBOX_PORT=$(SANDBOX_PORT) infra/traefik/render.sh "$(TAILNET_HOST)" > "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
+	@# Written beside, then renamed: Traefik's watcher never loads half a file (it ignores *.tmp).
+	SANDBOX_PORT=$(SANDBOX_PORT) infra/traefik/render.sh "$(TAILNET_HOST)" > "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml.tmp"
+	mv -f "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml.tmp" "$(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
 	@echo "Traefik route written to $(TRAEFIK_DYNAMIC_DIR)/sandbox-mcp.yml"
 	infra/tailscale/funnel.sh on
 	@echo "public URL: https://$(TAILNET_HOST)$(BASE_PATH)/mcp  (check it with: make verify URL=https://$(TAILNET_HOST)$(BASE_PATH))"
 
 verify: build token ## check a deployment, its egress mode too: make verify [URL=https://node.tailnet.ts.net/mcp-sandbox]
-	@set -a; . ./$(ENV_FILE); set +a; exec $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify --egress $(VERIFY_FLAGS) "$(URL)"
+	@set -a; . ./$(ENV_FILE); set +a; $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) verify --egress $(VERIFY_FLAGS) "$(URL)"; \
+	  status=$$?; $(MAKE) --no-print-directory audit-report; exit $$status
 
 ACCEPT ?=
 audit: build ## on the host: list what in the workspace would run commands on the host; ACCEPT=1 records it as known
 	@$(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit $(if $(filter 1 yes true,$(ACCEPT)),--accept) "$(SANDBOX_WORKSPACE)"
 
-# up and down show what is new without failing.
+watch-install: build ## on the host: a systemd user unit that reports within seconds what is planted in the workspace (journalctl --user -u sandbox-mcp-audit-watch)
+	@infra/host/watch-unit.sh install "$(JAVA)" $(JAR) "$(SANDBOX_WORKSPACE)"
+
+watch-uninstall: ## stop and remove that unit
+	@infra/host/watch-unit.sh uninstall
+
+# up, down and verify show what is new without failing.
 audit-report:
 	@if [ -f $(JAR) ]; then $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit "$(SANDBOX_WORKSPACE)"; \
 	  [ $$? != 1 ] || echo "make audit: review what is new above; accept what you trust with: make audit ACCEPT=1"; fi

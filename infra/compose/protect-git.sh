@@ -7,14 +7,24 @@
 #   SANDBOX_PROTECT_GIT=off          write an override that mounts nothing (the risk: docs/security.md)
 #   SANDBOX_PROTECT_GIT_DEPTH=4      how deep below WORKSPACE to look for repositories
 #
-# For each git directory found (a .git directory, the target of a .git file inside WORKSPACE, the
-# repository a worktree's belongs to, the submodules under modules/ and the worktrees under
-# worktrees/): config and hooks/ are mounted read-only, config.worktree too where it exists; a
-# missing hooks/ or config is first created empty, so that it cannot be created from inside later.
-# .git files are mounted read-only too (they could otherwise point elsewhere). Every directory from
-# WORKSPACE down to each of these is also mounted on itself (read-write): a mount point cannot be
-# renamed, so a command cannot move a repository aside and put a planted copy in its place.
-# Repositories created after `make up`, and anything this misses, are what `make audit` reports.
+# Every path through which git (2.39 to 2.55: setup.c, path.c, config.c, worktree.c, submodule.c,
+# hook.c) decides which config and hooks it reads is mounted read-only, created first where it is
+# missing (a read-only mount needs something to hold; nothing can then be created there from
+# inside). For each git directory found (a .git directory, the target of a .git file inside
+# WORKSPACE, the repository a worktree's belongs to, the submodules under modules/ and the
+# worktrees under worktrees/):
+#   config, hooks/, config.worktree (empty when missing: git reads it with extensions.worktreeConfig);
+#   commondir: a worktree's as it is; in a main git directory, where git would take one for a
+#     redirection of its config and hooks, a file holding "." (git then reads the directory itself);
+#   modules/ and worktrees/ (empty when missing), so that no submodule's or worktree's git
+#     directory can be added; each existing one stays writable, with its own files protected;
+#   a worktree's gitdir; every .git file (and, when the directory it names is missing, an empty one);
+#   what a protected config includes (include.path, includeIf.*.path) and an core.hooksPath,
+#     inside WORKSPACE, also when your global or system config names them.
+# Every directory from WORKSPACE down to each of these is also mounted on itself (read-write): a
+# mount point cannot be renamed, so a command cannot move a repository aside and put a planted
+# copy in its place. Repositories created after `make up`, and anything this misses, are what
+# `make audit` and its watcher (`make watch-install`) report.
 set -euo pipefail
 shopt -s nullglob dotglob
 
@@ -35,8 +45,9 @@ if [[ ${SANDBOX_PROTECT_GIT:-on} == off ]]; then
   exit 0
 fi
 
-declare -A seen=() pinned=()
+declare -A seen=() pinned=() readonly=() included=()
 mounts=()
+notes=0
 
 # A double-quoted YAML string that compose does not interpolate ($ doubled).
 quote() {
@@ -47,10 +58,12 @@ quote() {
 }
 
 inside() { [[ $1 == "$workspace" || $1 == "$workspace"/* ]]; }
+note() { echo "protect-git.sh: $*" >&2; notes=$((notes + 1)); }
+owned() { chown --reference="$workspace" -- "$1" 2>/dev/null || true; } # yours, also when make up runs as root
 
-add_mount() { # add_mount HOST_PATH MODE(ro|rw)
-  local host=$1 target=$target_root${1#"$workspace"}
-  mounts+=("      - {type: bind, source: $(quote "$host"), target: $(quote "$target"), read_only: $([[ $2 == ro ]] && echo true || echo false)}")
+ro() { # ro PATH: mounted read-only over itself (a directory pinned on the way stays read-only)
+  [[ $1 != *$'\n'* ]] || { note "not protected (a newline in its path): $1"; return 0; }
+  readonly[$1]=1
 }
 
 pin() { # every directory from below the workspace down to $1, mounted on itself
@@ -61,6 +74,83 @@ pin() { # every directory from below the workspace down to $1, mounted on itself
   done
 }
 
+# What git reads from a .git file or a commondir (setup.c, read_gitfile_gently and
+# get_common_dir_noenv, git 2.39 to 2.55): the whole content up to the first NUL, only trailing
+# CR and LF removed; a leading space is part of the path.
+read_pointer() {
+  local content=''
+  IFS= read -r -d '' content < "$1" || true
+  while [[ $content == *$'\n' || $content == *$'\r' ]]; do content=${content%?}; done
+  printf '%s' "$content"
+}
+
+# A file git would read if it existed: created empty (or with CONTENT) on the host first, so that a
+# read-only mount can hold it and no command can create it later. ensure_file PATH [CONTENT]
+ensure_file() {
+  if [[ -L $1 || (-e $1 && ! -f $1) ]]; then
+    note "not protected (not a regular file): $1"
+    return 1
+  fi
+  if [[ ! -e $1 ]]; then
+    if ! { mkdir -p -- "$(dirname -- "$1")" && printf '%s' "${2:-}" > "$1"; }; then
+      note "not protected (cannot create it): $1"
+      return 1
+    fi
+    owned "$1"
+  fi
+  pin "$(dirname -- "$1")"
+  ro "$1"
+}
+
+ensure_dir() {
+  if [[ -L $1 || (-e $1 && ! -d $1) ]]; then
+    note "not protected (not a directory): $1"
+    return 1
+  fi
+  if [[ ! -e $1 ]]; then
+    mkdir -p -- "$1" || { note "not protected (cannot create it): $1"; return 1; }
+    owned "$1"
+  fi
+  pin "$(dirname -- "$1")"
+  ro "$1"
+}
+
+# What a protected config names that git reads too: include.path and includeIf.*.path (relative
+# to the config's directory; every condition counted as true) and core.hooksPath (relative to the
+# work tree). Inside the workspace each is mounted read-only, created empty first when missing.
+# named_by CONFIG WORKTREE_ROOT
+named_by() {
+  local config=$1 root=$2 record key value target
+  [[ -f $config && ! -L $config ]] || return 0
+  while IFS= read -r -d '' record; do
+    key=${record%%$'\n'*}
+    value=${record#*$'\n'}
+    [[ $record == *$'\n'* && -n $value ]] || continue
+    # shellcheck disable=SC2088 # git's ~, matched literally
+    case $value in
+      "~/"*) value=$HOME/${value#"~/"} ;;
+      "~"*|"%(prefix)/"*) continue ;;
+    esac
+    if [[ ${key,,} == core.hookspath ]]; then
+      [[ $value == /* ]] || value=$root/$value
+      target=$(realpath -m -- "$value")
+      if inside "$target" && [[ $target != "$workspace" ]]; then
+        [[ -e $target ]] || note "created empty, read-only from the sandbox ($key of $config): $target"
+        ensure_dir "$target"
+      fi
+    else
+      [[ $value == /* ]] || value=$(dirname -- "$config")/$value
+      target=$(realpath -m -- "$value")
+      if inside "$target" && [[ -z ${included[$target]:-} ]]; then
+        included[$target]=1
+        [[ -e $target ]] || note "created empty, read-only from the sandbox ($key of $config): $target"
+        ensure_file "$target" && named_by "$target" "$root"
+      fi
+    fi
+  done < <(GIT_CONFIG_NOSYSTEM=1 git config --file "$config" --no-includes -z --get-regexp \
+             '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
+}
+
 # What git takes for a git directory: HEAD, and objects/ or (a worktree's) commondir.
 is_gitdir() { [[ -e $1/HEAD && (-d $1/objects || -f $1/commondir) ]]; }
 
@@ -69,52 +159,61 @@ submodules() { # the git directories under modules/ (a submodule's name may hold
   for sub in "$1"/*/; do
     sub=${sub%/}
     [[ -d $sub && ! -L $sub ]] || continue
-    if is_gitdir "$sub"; then protect "$sub"; else submodules "$sub"; fi
+    if is_gitdir "$sub"; then protect "$sub"; else ro "$sub"; submodules "$sub"; fi
   done
 }
 
-protect() { # protect GIT_DIR
-  local gitdir
+protect() { # protect GIT_DIR [WORKTREE_ROOT]
+  local gitdir root=${2:-}
   gitdir=$(realpath -e -- "$1") || return 0
   inside "$gitdir" && is_gitdir "$gitdir" || return 0
   [[ -z ${seen[$gitdir]:-} ]] || return 0
   seen[$gitdir]=1
   if [[ $gitdir == *$'\n'* ]]; then
-    echo "protect-git.sh: not protected (a newline in its path): $gitdir" >&2
+    note "not protected (a newline in its path): $gitdir"
     return 0
   fi
   pin "$gitdir"
-  # A worktree's own git directory has only its config.worktree; its commondir names the
-  # repository's, which holds the config and hooks.
-  if [[ -f $gitdir/commondir ]]; then
-    local common
-    common=$(head -n 1 -- "$gitdir/commondir")
+  [[ -n $root ]] || if [[ ${gitdir##*/} == .git ]]; then root=$(dirname -- "$gitdir"); else root=$gitdir; fi
+  # A commondir makes git read the config and hooks of the directory it names. A worktree's own
+  # git directory has one (naming the repository's); a main one gets one naming itself, read-only,
+  # so that no command can create one pointing elsewhere.
+  local common=
+  if [[ -L $gitdir/commondir || (-e $gitdir/commondir && ! -f $gitdir/commondir) ]]; then
+    note "not protected (commondir is not a regular file): $gitdir/commondir"
+    return 0
+  elif [[ -f $gitdir/commondir ]]; then
+    common=$(read_pointer "$gitdir/commondir")
     [[ $common == /* ]] || common=$gitdir/$common
-    [[ ! -f $gitdir/config.worktree || -L $gitdir/config.worktree ]] || add_mount "$gitdir/config.worktree" ro
+    common=$(realpath -m -- "$common")
+    ro "$gitdir/commondir"
+  else
+    ensure_file "$gitdir/commondir" $'.\n'
+  fi
+  # config.worktree, read with extensions.worktreeConfig: created empty where missing.
+  ensure_file "$gitdir/config.worktree" && named_by "$gitdir/config.worktree" "$root"
+  if [[ -n $common && $common != "$gitdir" ]]; then
+    [[ ${gitdir##*/} != .git ]] || note "a commondir in a main .git names $common: the host's git reads the config and hooks there (make audit reports it): $gitdir/commondir"
+    # A linked worktree's: gitdir (where its work tree is) read-only too; the config and hooks
+    # are the repository's, under commondir.
+    [[ -f $gitdir/gitdir && ! -L $gitdir/gitdir ]] && ro "$gitdir/gitdir"
     protect "$common"
+    if [[ -d $common ]]; then named_by "$common/config" "$root"; fi
     return 0
   fi
-  local name
-  for name in config hooks; do
-    if [[ -L $gitdir/$name ]]; then
-      echo "protect-git.sh: not protected (a symbolic link): $gitdir/$name" >&2
-      continue
-    fi
-    if [[ ! -e $gitdir/$name ]]; then
-      if ! { if [[ $name == hooks ]]; then mkdir -- "$gitdir/hooks"; else : > "$gitdir/config"; fi; }; then
-        echo "protect-git.sh: not protected (cannot create it): $gitdir/$name" >&2
-        continue
-      fi
-      chown --reference="$gitdir" -- "$gitdir/$name" 2>/dev/null || true # yours, also when make up runs as root
-    fi
-    add_mount "$gitdir/$name" ro
-  done
-  [[ ! -f $gitdir/config.worktree || -L $gitdir/config.worktree ]] || add_mount "$gitdir/config.worktree" ro
-  submodules "$gitdir/modules"
-  local sub
-  if [[ -d $gitdir/worktrees ]]; then
+  ensure_dir "$gitdir/hooks" || true
+  ensure_file "$gitdir/config" && named_by "$gitdir/config" "$root"
+  # modules/ and worktrees/ read-only: no command can add a submodule's or a worktree's git
+  # directory there (git submodule update reuses one it finds); each existing one stays writable.
+  ensure_dir "$gitdir/modules" && submodules "$gitdir/modules"
+  local sub wtroot
+  if ensure_dir "$gitdir/worktrees"; then
     for sub in "$gitdir"/worktrees/*/; do
-      [[ -f $sub/commondir ]] && protect "$sub"
+      sub=${sub%/}
+      [[ -f $sub/commondir ]] || continue
+      wtroot=
+      [[ -f $sub/gitdir ]] && wtroot=$(dirname -- "$(read_pointer "$sub/gitdir")")
+      protect "$sub" "$wtroot"
     done
   fi
   return 0
@@ -130,16 +229,42 @@ while IFS= read -r -d '' entry; do
     # so that it cannot be pointed at a planted one.
     [[ $entry == *$'\n'* ]] && continue
     pin "$(dirname -- "$entry")"
-    add_mount "$entry" ro
-    line=$(head -n 1 -- "$entry")
-    [[ $line == "gitdir: "* ]] || continue
+    ro "$entry"
+    line=$(read_pointer "$entry")
+    [[ $line == "gitdir: "?* ]] || continue
     gitdir=${line#gitdir: }
     [[ $gitdir == /* ]] || gitdir=$(dirname -- "$entry")/$gitdir
-    protect "$gitdir"
+    target=$(realpath -m -- "$gitdir")
+    if inside "$target" && [[ ! -e $target ]]; then
+      # Named but missing: an empty directory, read-only, so that no command can plant one there.
+      note "a .git file names a missing git directory; an empty read-only one holds its place: $entry -> $target"
+      ensure_dir "$target"
+      continue
+    fi
+    protect "$gitdir" "$(dirname -- "$entry")"
   fi
 done < <(find "$workspace" -maxdepth "$((depth + 1))" -type d \( "${prune[@]}" -false \) -prune -o -name .git -print0 -prune)
 
-for dir in "${!pinned[@]}"; do add_mount "$dir" rw; done
+# The host user's own configuration may include, or take hooks from, a file in the workspace.
+for scope in --global --system; do
+  while IFS= read -r -d '' record; do
+    value=${record#*$'\n'}
+    [[ $record == *$'\n'* ]] || continue
+    # shellcheck disable=SC2088 # git's ~, matched literally
+    case $value in "~/"*) value=$HOME/${value#"~/"} ;; esac
+    [[ $value == /* ]] || continue # relative: to a file outside the workspace, or to each work tree
+    target=$(realpath -m -- "$value")
+    if ! inside "$target" || [[ $target == "$workspace" ]]; then continue; fi
+    if [[ ${record%%$'\n'*} == core.hookspath ]]; then ensure_dir "$target"; else ensure_file "$target" && named_by "$target" "$workspace"; fi
+  done < <(git config "$scope" -z --get-regexp '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
+done
+
+add_mount() { # add_mount HOST_PATH MODE(ro|rw)
+  local host=$1 target=$target_root${1#"$workspace"}
+  mounts+=("      - {type: bind, source: $(quote "$host"), target: $(quote "$target"), read_only: $([[ $2 == ro ]] && echo true || echo false)}")
+}
+for path in "${!readonly[@]}"; do add_mount "$path" ro; done
+for dir in "${!pinned[@]}"; do [[ -n ${readonly[$dir]:-} ]] || add_mount "$dir" rw; done
 {
   echo "$header"
   echo "services:"
@@ -151,4 +276,4 @@ for dir in "${!pinned[@]}"; do add_mount "$dir" rw; done
     printf '%s\n' "${mounts[@]}" | sort
   fi
 } > "$output"
-echo "protect-git.sh: ${#seen[@]} git directories in $workspace protected (${#mounts[@]} mounts): $output" >&2
+echo "protect-git.sh: ${#seen[@]} git directories in $workspace protected (${#mounts[@]} mounts$( ((notes == 0)) || echo ", $notes notes above")): $output" >&2

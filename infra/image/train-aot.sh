@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the JVM's AOT caches for the two images built by Jib: runs the runner and the server
-# from their own images, as a pair sharing a socket volume, with -XX:AOTCacheOutput instead of
+# from their own images, as a pair sharing the channel volume, with -XX:AOTCacheOutput instead of
 # -XX:AOTCache, drives every tool through them with `verify`, stops both, and copies each cache
 # out. A cache is only valid for the same JVM and the same class path, so each is made inside
 # the image it is meant for; `make image` then rebuilds both images with their caches.
@@ -50,12 +50,14 @@ fail() {
 }
 
 echo "train-aot.sh: training run of $server_image and $runner_image (verify through every tool, no network)"
-docker volume create --driver local --opt type=tmpfs --opt device=tmpfs --opt o=mode=1777,size=1m \
-  "$prefix-channel" >/dev/null
+# The channel volume is the server's (its image's user) and the runner mounts it read-only, as in compose.yaml.
+server_user=$(docker image inspect --format '{{.Config.User}}' "$server_image")
+docker volume create --driver local --opt type=tmpfs --opt device=tmpfs \
+  --opt o="mode=0755,uid=${server_user%%:*},gid=${server_user##*:},size=1m" "$prefix-channel" >/dev/null
 # compose.yaml's memory limits, so that each heap (a share of it) is sized as it will be at run
 # time: on a big host an unbounded training heap would turn compressed oops off, and a cache
 # made that way is refused by the JVM that runs with a small heap.
-docker run -d --name "$prefix-runner" --network none --memory 1g -v "$prefix-channel:/run/sandbox-mcp" \
+docker run -d --name "$prefix-runner" --network none --memory 1g -v "$prefix-channel:/run/sandbox-mcp:ro" --init \
   --entrypoint "${runner_run[0]}" "$runner_image" "${runner_run[@]:1}" >/dev/null
 docker run -d --name "$prefix-server" --network none --memory 512m -v "$prefix-channel:/run/sandbox-mcp" \
   -e MCP_AUTH_TOKEN="$token" -e MCP_ADDR=127.0.0.1:8000 \

@@ -3,13 +3,17 @@
 # entry point for the node's public name and routes /mcp-sandbox to the sandbox.
 #
 # Usage: infra/tailscale/funnel.sh [on|status|off]     (default: on)
-#   on      check tailscale is installed, logged in and allowed to Funnel, then run
-#           `tailscale funnel --bg --yes https+insecure://127.0.0.1:443`; does nothing when
+#   on      check tailscale is installed, tailscaled answers, the node is logged in and may use
+#           HTTPS and Funnel, then run `tailscale funnel --bg --yes <target>`; does nothing when
 #           Funnel already points there. The result is confirmed with `funnel status --json`,
 #           because the CLI may print an enable URL and exit 0 having configured nothing.
-#   status  show whether Funnel points at Traefik
-#   off     turn Funnel off on port 443
-# Environment: FUNNEL_TARGET (default https+insecure://127.0.0.1:443).
+#   status  say whether Funnel points at Traefik (reads the daemon's configuration; no login needed)
+#   off     turn Funnel off on port 443 (nothing to do when it is not on)
+# Environment: FUNNEL_TARGET (default https+insecure://127.0.0.1:443); TAILSCALE_SOCKET, the
+# socket of a tailscaled that does not use the default one (e.g. one in a container).
+# Exit: 0 done (or already so); 1 it cannot be done, the message says why and what to do;
+#       2 bad usage; 3 (status) Funnel does not point at the target.
+# Everything the CLI says is read with jq from its --json output.
 set -euo pipefail
 
 target=${FUNNEL_TARGET:-https+insecure://127.0.0.1:443}
@@ -20,43 +24,82 @@ fail() {
   exit 1
 }
 
-require_tailscale() {
+ts() { tailscale ${TAILSCALE_SOCKET:+--socket="$TAILSCALE_SOCKET"} "$@"; }
+
+require_cli() {
   command -v tailscale >/dev/null 2>&1 ||
     fail "tailscale is not installed (see https://tailscale.com/download)"
+  command -v jq >/dev/null 2>&1 || fail "jq is not installed (make deps installs it)"
+}
+
+# The daemon's status as JSON; fails when it does not answer.
+daemon_status() {
   local status
-  status=$(tailscale status --json 2>/dev/null) ||
-    fail "tailscaled is not running or not reachable (start it, then run: tailscale up)"
-  grep -Eq '"BackendState": *"Running"' <<<"$status" ||
-    fail "this node is not logged in to a tailnet (run: tailscale up)"
-  grep -q 'tailscale.com/cap/https' <<<"$status" ||
+  if ! status=$(ts status --json 2>/dev/null) || ! jq -e 'type == "object"' >/dev/null 2>&1 <<<"$status"; then
+    fail "tailscaled is not running or not reachable${TAILSCALE_SOCKET:+ at $TAILSCALE_SOCKET} (start it, then run: tailscale up)"
+  fi
+  printf '%s' "$status"
+}
+
+# A node capability, in the CapMap of current versions or the Capabilities list of older ones.
+has_capability() {
+  jq -e --arg cap "https://tailscale.com/cap/$1" \
+    '((.Self.CapMap // {}) | has($cap)) or ((.Self.Capabilities // []) | index($cap) != null)' >/dev/null
+}
+
+require_funnel_allowed() {
+  local status state
+  status=$(daemon_status)
+  state=$(jq -r '.BackendState // "unknown"' <<<"$status")
+  [[ "$state" == Running ]] ||
+    fail "this node is not logged in to a tailnet (tailscaled says $state; run: tailscale up)"
+  has_capability https <<<"$status" ||
     fail "HTTPS certificates are not enabled for this tailnet (admin console: DNS > Enable HTTPS)"
-  grep -q 'tailscale.com/cap/funnel' <<<"$status" ||
+  has_capability funnel <<<"$status" ||
     fail "this node may not use Funnel: add the funnel node attribute for it in the tailnet policy (nodeAttrs)"
 }
 
-# True when Funnel is on for port 443 and proxies to the target.
-funnel_points_at_target() {
-  local status
-  status=$(tailscale funnel status --json 2>/dev/null) || return 1
-  grep -Eq '"AllowFunnel": *\{[^}]*:443": *true' <<<"$(tr -d '\n' <<<"$status")" &&
-    grep -Fq "\"Proxy\": \"$target\"" <<<"$(sed -E 's/"Proxy": *"/"Proxy": "/' <<<"$status")"
+# The daemon's Funnel configuration as JSON ({} when there is none).
+funnel_config() {
+  local config
+  if ! config=$(ts funnel status --json 2>/dev/null) || ! jq -e 'type == "object"' >/dev/null 2>&1 <<<"$config"; then
+    fail "tailscaled did not answer 'tailscale funnel status --json'${TAILSCALE_SOCKET:+ at $TAILSCALE_SOCKET}"
+  fi
+  printf '%s' "$config"
+}
+
+# True when Funnel is on for port 443 and proxies / there to the target.
+points_at_target() {
+  jq -e --arg target "$target" '
+    ([(.AllowFunnel // {}) | to_entries[] | select((.key | endswith(":443")) and .value)] | length > 0)
+    and ([(.Web // {}) | to_entries[] | select(.key | endswith(":443")) | .value.Handlers["/"].Proxy]
+         | index($target) != null)' >/dev/null
+}
+
+funnel_on_443() {
+  jq -e '[(.AllowFunnel // {}) | to_entries[] | select((.key | endswith(":443")) and .value)] | length > 0' >/dev/null
 }
 
 case "$action" in
   on)
-    require_tailscale
-    if funnel_points_at_target; then
+    require_cli
+    require_funnel_allowed
+    config=$(funnel_config)
+    if points_at_target <<<"$config"; then
       echo "funnel: already on: public HTTPS on :443 -> $target"
       exit 0
     fi
-    tailscale funnel --bg --yes "$target"
-    funnel_points_at_target ||
+    ts funnel --bg --yes "$target"
+    config=$(funnel_config)
+    points_at_target <<<"$config" ||
       fail "Funnel was not configured (if the CLI printed a URL above, open it to enable Funnel, then run this again)"
     echo "funnel: on: public HTTPS on :443 -> $target"
     ;;
   status)
-    require_tailscale
-    if funnel_points_at_target; then
+    require_cli
+    daemon_status >/dev/null
+    config=$(funnel_config)
+    if points_at_target <<<"$config"; then
       echo "funnel: on: public HTTPS on :443 -> $target"
     else
       echo "funnel: not pointing at $target"
@@ -64,11 +107,16 @@ case "$action" in
     fi
     ;;
   off)
-    command -v tailscale >/dev/null 2>&1 || fail "tailscale is not installed"
-    tailscale funnel --https=443 off
-    if funnel_points_at_target; then
-      fail "Funnel is still on after 'tailscale funnel --https=443 off'"
+    require_cli
+    daemon_status >/dev/null
+    config=$(funnel_config)
+    if ! funnel_on_443 <<<"$config"; then
+      echo "funnel: off (it was not on for :443)"
+      exit 0
     fi
+    ts funnel --https=443 off
+    config=$(funnel_config)
+    ! funnel_on_443 <<<"$config" || fail "Funnel is still on after 'tailscale funnel --https=443 off'"
     echo "funnel: off"
     ;;
   *)

@@ -11,17 +11,27 @@ import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.hostaudit.AuditCommand;
 import dev.sandboxmcp.http.SandboxServer;
+import dev.sandboxmcp.runner.Bounds;
+import dev.sandboxmcp.runner.ChannelListener;
 import dev.sandboxmcp.runner.ChildRunner;
-import dev.sandboxmcp.runner.RunnerClient;
-import dev.sandboxmcp.runner.RunnerServer;
+import dev.sandboxmcp.runner.RunnerAgent;
+import dev.sandboxmcp.runner.RunnerLink;
+import dev.sandboxmcp.runner.Secret;
+import dev.sandboxmcp.runner.TicketOffice;
 import dev.sandboxmcp.tools.ServerInstructions;
 import dev.sandboxmcp.tools.ToolCatalog;
 import dev.sandboxmcp.tools.ToolDispatcher;
 import dev.sandboxmcp.verify.VerifyCommand;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.HashMap;
@@ -43,6 +53,13 @@ public final class Main {
     static final int RUNNER_CONNECTIONS = 64;
     /** How long the server waits for a runner it started itself to answer. */
     static final Duration CHILD_RUNNER_READY = Duration.ofSeconds(60);
+    /**
+     * How long the runner's lock must have been free before the server publishes a ticket: the
+     * container of a runner that died is gone by then, with every command it left.
+     */
+    static final Duration TICKET_GRACE = Duration.ofMillis(1500);
+    /** The nesting a tool's arguments or structured result may have on the channel. */
+    static final int CHANNEL_DEPTH = 64;
 
     private Main() {
     }
@@ -95,14 +112,12 @@ public final class Main {
         }
     }
 
-    /** A started server and the runner it started itself (null when the runner runs elsewhere). */
-    public record Running(SandboxServer server, ChildRunner childRunner) implements AutoCloseable {
+    /** A started server and what carries its calls: the runner it started itself, or the channel a runner connects to. */
+    public record Running(SandboxServer server, AutoCloseable channel) implements AutoCloseable {
         @Override
         public void close() {
             server.close();
-            if (childRunner != null) {
-                childRunner.close();
-            }
+            closeQuietly(channel);
         }
     }
 
@@ -118,48 +133,66 @@ public final class Main {
         ProcessHardening.scrubInitialEnvironment(Config.SECRET_VARIABLES.stream().filter(System.getenv()::containsKey).toList());
         CompletableFuture<Boolean> hardened = CompletableFuture.supplyAsync(ProcessHardening::disableDumpable,
                 task -> Thread.ofPlatform().name("process-hardening").daemon().start(task));
-        ChildRunner child = null;
-        java.nio.file.Path socket = config.runnerSocket();
-        if (socket == null) {
-            hardened.join();
-            Map<String, String> settings = new HashMap<>(Config.environmentOf(config.limits()));
-            settings.put("MCP_WORKSPACE", config.workspace().toString());
-            child = ChildRunner.start(commandEnvironment(environment), settings, CHILD_RUNNER_READY);
-            socket = child.socket();
-        }
         Limits limits = config.limits();
-        RunnerClient runner = new RunnerClient(socket, maxReplyBytes(limits),
-                (tool, arguments) -> deadline(limits, tool, arguments));
+        RunnerLink runner = new RunnerLink(serverSends(limits), (tool, arguments) -> deadline(limits, tool, arguments));
+        HealthProbe health = runnerHealth(runner);
+        AutoCloseable channel;
+        if (config.runnerSocket() == null) {
+            hardened.join();
+            Map<String, String> settings = new HashMap<>(Config.environmentOf(limits));
+            settings.put("MCP_WORKSPACE", config.workspace().toString());
+            channel = ChildRunner.start(commandEnvironment(environment), settings, runner, runnerSends(limits),
+                    CHILD_RUNNER_READY);
+        } else {
+            ChannelListener listener = ChannelListener.start(config.runnerSocket(), runner, runnerSends(limits));
+            TicketOffice office = TicketOffice.start(listener, runner, TICKET_GRACE,
+                    () -> health.report().healthy() ? "ok" : "failing");
+            channel = () -> {
+                office.close();
+                listener.close();
+            };
+        }
         ToolDispatcher tools = new ToolDispatcher(ToolCatalog.definitions(limits), runner, new AuditLog(auditOut));
         try {
             SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(limits, config.toolchains()),
-                    version(), runnerHealth(runner));
-            return new Running(server, child);
+                    version(), health);
+            return new Running(server, channel);
         } catch (RuntimeException e) {
-            if (child != null) {
-                child.close();
-            }
+            closeQuietly(channel);
             throw e;
         }
     }
 
     /** What /healthz says of the runner: whether it answers a ping and its own checks pass. */
-    private static HealthProbe runnerHealth(RunnerClient runner) {
+    private static HealthProbe runnerHealth(RunnerLink runner) {
         return new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
-            RunnerClient.Health health = runner.ping(HEALTH_DEADLINE);
+            RunnerLink.Health health = runner.ping(HEALTH_DEADLINE);
             switch (health) {
-                case RunnerClient.Health.Answered answered when answered.failed().isEmpty() -> { }
-                case RunnerClient.Health.Answered answered -> throw new IOException("its checks failed: " + answered.failed());
-                case RunnerClient.Health.Unreachable unreachable -> throw new IOException(unreachable.why());
+                case RunnerLink.Health.Answered answered when answered.failed().isEmpty() -> { }
+                case RunnerLink.Health.Answered answered -> throw new IOException("its checks failed: " + answered.failed());
+                case RunnerLink.Health.Unreachable unreachable -> throw new IOException(unreachable.why());
             }
         })), HEALTH_DEADLINE.plusSeconds(1), HEALTH_REUSE);
     }
 
     /**
-     * Starts the runner: the workspace, commands and jobs behind {@code config.socket()}.
-     * {@code environment} is what its commands see.
+     * Starts the runner: the workspace, commands and jobs, connected to the server's channel at
+     * {@code config.socket()}. {@code environment} is what its commands see.
      */
     public static AutoCloseable startRunner(RunnerConfig config, Map<String, String> environment) throws IOException {
+        // Before the secret is read: no process of this user (a command) can read this process's memory.
+        if (!ProcessHardening.disableDumpable()) {
+            throw new IOException("the runner could not make itself non-dumpable, so commands could read its secret");
+        }
+        Secret secret;
+        FileLock alive = null;
+        if (config.parentPipe()) {
+            secret = RunnerAgent.secret(firstLine(System.in));
+        } else {
+            Path directory = config.socket().toAbsolutePath().getParent();
+            secret = RunnerAgent.secret(awaitTicket(directory.resolve(TicketOffice.TICKET)));
+            alive = holdLock(directory.resolve(TicketOffice.LOCK));
+        }
         Limits limits = config.limits();
         Workspace workspace = Workspace.open(config.workspace());
         IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
@@ -171,15 +204,88 @@ public final class Main {
                 new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
                 new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
                 HEALTH_DEADLINE, HEALTH_REUSE);
-        RunnerServer server = RunnerServer.start(config.socket(),
-                ToolCatalog.local(workspace, commands, jobs, limits), health,
-                limits.maxRequestBytes() + 64 * 1024, RUNNER_CONNECTIONS);
+        RunnerAgent agent = RunnerAgent.start(config.socket(), secret, ToolCatalog.local(workspace, commands, jobs, limits),
+                health, serverSends(limits), RUNNER_CONNECTIONS, () -> System.exit(3));
+        FileLock held = alive;
         return () -> {
-            server.close();
+            agent.close();
             commands.close();
             jobs.close();
             workspace.close();
+            if (held != null) {
+                held.channel().close();
+            }
         };
+    }
+
+    /** The secret line from the server, read byte by byte so that nothing after it is taken from the pipe. */
+    private static String firstLine(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int b = in.read(); b != '\n'; b = in.read()) {
+            if (b < 0 || line.length() > 128) {
+                throw new IOException("the server sent no secret line on standard input");
+            }
+            line.append((char) b);
+        }
+        return line.toString();
+    }
+
+    /** The ticket the server publishes while no runner lives; it appears within seconds of the server's start. */
+    private static String awaitTicket(Path ticket) throws IOException {
+        boolean said = false;
+        while (true) {
+            try {
+                return Files.readString(ticket, StandardCharsets.US_ASCII);
+            } catch (java.nio.file.NoSuchFileException notYet) {
+                if (!said) {
+                    System.err.println("sandbox-mcp runner: waiting for the server's ticket at " + ticket);
+                    said = true;
+                }
+            }
+            sleep(Duration.ofMillis(100));
+        }
+    }
+
+    /** A read lock on the channel's lock file, held for the runner's life: it tells the server a runner lives. */
+    private static FileLock holdLock(Path file) throws IOException {
+        while (true) {
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+            FileLock lock = channel.tryLock(0, Long.MAX_VALUE, true);
+            if (lock != null) {
+                return lock;
+            }
+            channel.close(); // the server is looking at it this moment
+            sleep(Duration.ofMillis(20));
+        }
+    }
+
+    private static void sleep(Duration pause) throws IOException {
+        try {
+            Thread.sleep(pause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting");
+        }
+    }
+
+    /** What the server accepts in one message from the runner. */
+    static Bounds runnerSends(Limits limits) {
+        int bytes = maxReplyBytes(limits);
+        return new Bounds(bytes, tokens(limits), CHANNEL_DEPTH, bytes);
+    }
+
+    /** What the runner accepts in one message from the server: a call whose arguments fit a request body. */
+    static Bounds serverSends(Limits limits) {
+        int bytes = limits.maxRequestBytes() + 64 * 1024;
+        return new Bounds(bytes, tokens(limits), CHANNEL_DEPTH, bytes);
+    }
+
+    /**
+     * JSON tokens in one message: a listing at its entry cap (about ten tokens an entry) with room
+     * to spare; a million keys or a line of {@code {}} stop here.
+     */
+    static long tokens(Limits limits) {
+        return 32L * limits.listEntries() + 64 * 1024;
     }
 
     /**

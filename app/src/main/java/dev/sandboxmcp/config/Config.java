@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  * @param host           interface to listen on
  * @param port           TCP port to listen on (0 picks a free one)
  * @param basePath       public prefix of every MCP path, "" or "/something" without a trailing slash
- * @param runnerSocket   the socket of a runner started separately (the containers), or null:
+ * @param runnerSocket   where the server listens for a runner started separately (the containers;
+ *                       the directory is the server's and holds the runner's ticket), or null:
  *                       the server then starts the runner itself, as a child process
  * @param workspace      the directory the tools work in, checked here when the server starts
  *                       the runner itself; null with a separate runner (the server never opens it)

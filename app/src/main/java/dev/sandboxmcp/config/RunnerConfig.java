@@ -7,14 +7,15 @@ import java.util.Map;
  * The runner's configuration, read once from the environment. The runner needs no token and is
  * given none.
  *
- * @param socket      where it listens for the server
+ * @param socket      the server's socket, to connect to; the ticket and lock lie beside it
  * @param workspace   the directory the tools work in
  * @param limits      the same bounds the server announces
  * @param sweepAll    after a command, with no other command or job running, kill every process
  *                    of this user but the runner and what {@code docker exec} entered: only ever
  *                    true in the runner's own container, where everything of that user is the
  *                    runner's or an operator's
- * @param parentPipe  exit at the end of standard input: the runner is the server's child
+ * @param parentPipe  the runner is the server's child: its secret is the first line of standard
+ *                    input, and it exits at that input's end
  */
 public record RunnerConfig(Path socket, Path workspace, Limits limits, boolean sweepAll, boolean parentPipe) {
 
@@ -22,7 +23,7 @@ public record RunnerConfig(Path socket, Path workspace, Limits limits, boolean s
         Config.EnvReader reader = new Config.EnvReader(env);
         Path socket = reader.path("MCP_RUNNER_SOCKET");
         if (socket == null) {
-            throw new ConfigException("MCP_RUNNER_SOCKET is required in runner mode: the socket path to listen on");
+            throw new ConfigException("MCP_RUNNER_SOCKET is required in runner mode: the server's socket to connect to");
         }
         return new RunnerConfig(socket, Config.workspace(reader.string("MCP_WORKSPACE", "/workspace")),
                 Config.limits(reader), reader.flag("MCP_RUNNER_SWEEP_ALL"), reader.flag("MCP_RUNNER_PARENT_PIPE"));

@@ -3,6 +3,7 @@ package dev.sandboxmcp.hostaudit;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,10 +14,13 @@ import java.util.Set;
  * host would run by itself, compared with what the user accepted before. Exit code 0 when nothing
  * is new, 1 when something is (each new finding printed with its file, key and command), 2 when
  * the audit could not run. {@code --accept} records the findings as the new baseline.
+ * {@code --watch [--interval SECONDS]} audits again and again and reports each new finding as it
+ * appears ({@link AuditWatch}); it runs until it is stopped.
  */
 public final class AuditCommand {
 
-    private static final String USAGE = "usage: java -jar sandbox-mcp.jar audit [--accept] [--all] <directory>";
+    private static final String USAGE = "usage: java -jar sandbox-mcp.jar audit [--accept] [--all] <directory>\n"
+            + "       java -jar sandbox-mcp.jar audit --watch [--interval SECONDS] <directory>";
 
     private AuditCommand() {
     }
@@ -24,11 +28,22 @@ public final class AuditCommand {
     public static int run(List<String> args, Map<String, String> environment, PrintStream out, PrintStream err) {
         boolean accept = false;
         boolean all = false;
+        boolean watch = false;
+        Duration interval = AuditWatch.DEFAULT_INTERVAL;
         String dir = null;
-        for (String arg : args) {
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
             switch (arg) {
                 case "--accept" -> accept = true;
                 case "--all" -> all = true;
+                case "--watch" -> watch = true;
+                case "--interval" -> {
+                    interval = seconds(i + 1 < args.size() ? args.get(++i) : "");
+                    if (interval == null) {
+                        err.println("sandbox-mcp audit: --interval takes a number of seconds from 1 to 3600; " + USAGE);
+                        return 2;
+                    }
+                }
                 default -> {
                     if (arg.startsWith("-") || dir != null) {
                         err.println("sandbox-mcp audit: unexpected argument '" + arg + "'; " + USAGE);
@@ -42,11 +57,20 @@ public final class AuditCommand {
             err.println("sandbox-mcp audit: no directory given; " + USAGE);
             return 2;
         }
+        if (watch && accept) {
+            err.println("sandbox-mcp audit: --watch reports, it does not accept; run --accept on its own; " + USAGE);
+            return 2;
+        }
         try {
             Path tree = Path.of(dir).toRealPath();
             Path baselineFile = Baseline.location(tree, environment);
+            if (watch) {
+                new AuditWatch(tree, baselineFile, home(environment), AuditWatch.logFile(baselineFile), out)
+                        .run(interval, () -> true);
+                return 0;
+            }
             long started = System.nanoTime();
-            TreeAudit.Result result = TreeAudit.run(tree, "git");
+            TreeAudit.Result result = TreeAudit.run(tree, "git", home(environment));
             long millis = (System.nanoTime() - started) / 1_000_000;
             Baseline baseline = Baseline.load(baselineFile);
             Set<Finding> known = new HashSet<>(baseline.accepted());
@@ -67,6 +91,24 @@ public final class AuditCommand {
         } catch (IOException | RuntimeException e) {
             err.println("sandbox-mcp audit: " + e.getMessage());
             return 2;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 2;
+        }
+    }
+
+    /** The host user's home, for the {@code ~/} git expands in include paths and core.hooksPath. */
+    static Path home(Map<String, String> environment) {
+        String home = environment.get("HOME");
+        return home != null && home.startsWith("/") ? Path.of(home) : null;
+    }
+
+    private static Duration seconds(String text) {
+        try {
+            long seconds = Long.parseLong(text);
+            return seconds >= 1 && seconds <= 3600 ? Duration.ofSeconds(seconds) : null;
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 }

@@ -4,20 +4,25 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Which git configuration entries make git run a command (or read more configuration, which may
- * hold one): the list git's own documentation gives for each key, as {@code git config --list}
- * spells a key (section and name in lower case, the subsection as written).
+ * Which git configuration entries make git run a program (or read more configuration, which may
+ * hold one), as {@code git config --list} spells a key (section and name in lower case, the
+ * subsection as written). Taken from git's documentation, Documentation/config/*.adoc of git 2.55
+ * (and the .txt files of 2.39.5), each key's text read for "command", "program", "helper", "shell",
+ * "tool"; what it runs is in the comment of each row. {@code http.*} runs none (its helpers are
+ * {@code credential.*}).
  */
 final class CommandSettings {
 
+    /** core.*: fsmonitor (a hook program), hooksPath (where hooks are), the ssh, editor, pager, askpass, proxy programs. */
     private static final Set<String> CORE = Set.of("fsmonitor", "hookspath", "sshcommand", "pager", "editor", "askpass",
             "gitproxy", "alternaterefscommand");
-    private static final Set<String> SEND_EMAIL = Set.of("sendmailcmd", "smtpserver", "tocmd", "cccmd");
+    /** sendemail.* and sendemail.<identity>.*: the sendmail program (smtpServer as a path too) and the address commands. */
+    private static final Set<String> SEND_EMAIL = Set.of("sendmailcmd", "smtpserver", "tocmd", "cccmd", "headercmd");
 
     private CommandSettings() {
     }
 
-    /** Whether {@code key = value} runs a command, or names something that can. */
+    /** Whether {@code key = value} runs a program, or names something that can. */
     static boolean runsCommand(String key, String value) {
         int firstDot = key.indexOf('.');
         int lastDot = key.lastIndexOf('.');
@@ -37,23 +42,62 @@ final class CommandSettings {
             case "credential" -> name.equals("helper");
             case "gpg" -> name.equals("program") || name.equals("defaultkeycommand");
             case "sequence" -> name.equals("editor");
-            case "alias" -> v.startsWith("!");
+            // alias.x = !cmd, and git 2.55's alias "x".command = !cmd
+            case "alias" -> (!sub || name.equals("command")) && (v.startsWith("!") || setsConfig(v));
             case "include" -> name.equals("path");
             case "includeif" -> sub && name.equals("path");
             case "pager" -> !isBoolean(v);
             case "interactive" -> name.equals("difffilter");
-            case "remote" -> sub && (name.equals("uploadpack") || name.equals("receivepack"));
+            // uploadpack/receivepack: the program run on the other side; vcs: git-remote-<vcs>, a path when it holds a slash
+            case "remote" -> sub && (name.equals("uploadpack") || name.equals("receivepack") || name.equals("vcs")
+                    || (name.equals("url") || name.equals("pushurl")) && isExt(v));
             case "uploadpack" -> name.equals("packobjectshook");
-            case "difftool", "mergetool", "man", "browser" -> sub && (name.equals("cmd") || name.equals("path"));
-            case "web" -> name.equals("browser");
+            case "difftool", "mergetool", "man", "browser", "guitool" -> sub && (name.equals("cmd") || name.equals("path"));
+            case "web", "help" -> name.equals("browser");
+            case "instaweb" -> name.equals("httpd") || name.equals("browser");
             case "sendemail" -> SEND_EMAIL.contains(name);
-            case "submodule" -> sub && name.equals("update") && v.startsWith("!");
+            case "imap" -> name.equals("tunnel");
+            case "submodule" -> sub && (name.equals("update") && v.startsWith("!") || name.equals("url") && isExt(v));
             case "trailer" -> sub && (name.equals("cmd") || name.equals("command"));
-            case "lfs" -> sub && name.equals("path");
-            case "protocol" -> "ext".equalsIgnoreCase(subsection) && name.equals("allow");
-            case "url" -> sub && subsection.toLowerCase(Locale.ROOT).startsWith("ext::");
+            case "lfs" -> sub && (name.equals("path") || name.equals("clean") || name.equals("smudge"));
+            // protocol.allow (any protocol not named otherwise, ext:: included) and protocol.ext.allow
+            case "protocol" -> name.equals("allow") && (!sub || "ext".equalsIgnoreCase(subsection))
+                    && !v.equalsIgnoreCase("never");
+            case "url" -> sub && isExt(subsection);
+            // git hook run's configured hooks (git 2.54 and later)
+            case "hook" -> sub && name.equals("command");
+            case "gc" -> name.equals("recentobjectshook");
+            // git archive's compressors
+            case "tar" -> sub && name.equals("command");
+            // git init and clone copy the hooks of the template directory
+            case "init" -> name.equals("templatedir");
             default -> false;
         };
+    }
+
+    /**
+     * Whether an alias passes {@code -c} or {@code --config-env} before its command: git applies
+     * an alias's leading options (git.c, handle_alias and handle_options), so it can set any
+     * setting for the command it runs. After the command, {@code -c} is that command's option.
+     */
+    private static boolean setsConfig(String alias) {
+        for (String token : alias.split("\\s+")) {
+            if (token.isEmpty()) {
+                continue;
+            }
+            if (!token.startsWith("-")) {
+                return false;
+            }
+            if (token.equals("-c") || token.equals("--config-env") || token.startsWith("--config-env=")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A URL of the ext:: transport, which runs its address as a command. */
+    private static boolean isExt(String url) {
+        return url.strip().toLowerCase(Locale.ROOT).startsWith("ext::");
     }
 
     private static boolean isBoolean(String value) {

@@ -3,6 +3,7 @@ package dev.sandboxmcp.hostaudit;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,10 +13,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The entries of one git configuration file, as the host's own git reads them
- * ({@code git config --file F --no-includes --list -z}). Reading it with git, not a parser of our
- * own, means the audit sees exactly what the git that would run the commands sees: the same
- * quoting, continuation lines, comments and case rules, in this git's version, with no room for
- * a file written to be read one way by the audit and another by git. Listing runs nothing.
+ * ({@code git config --file - --no-includes --list -z}, the file's bytes on standard input).
+ * Reading it with git, not a parser of our own, means the audit sees exactly what the git that
+ * would run the commands sees: the same quoting, continuation lines, comments and case rules, in
+ * this git's version, with no room for a file written to be read one way by the audit and another
+ * by git. Listing runs nothing.
+ *
+ * <p>git never opens the file itself: the caller read it through a descriptor that cannot wait
+ * (a FIFO swapped in for it is reported, not opened by git), and the whole exchange (writing the
+ * bytes, reading the listing, git's exit) has one deadline, after which git is killed.
  */
 final class GitConfigFile {
 
@@ -30,18 +36,25 @@ final class GitConfigFile {
         }
     }
 
-    private static final long TIMEOUT_SECONDS = 30;
+    static final long DEFAULT_TIMEOUT_MILLIS = 30_000;
     private static final int MAX_LISTING_BYTES = 64 * 1024 * 1024;
+    private static final int MAX_STDERR_BYTES = 64 * 1024;
 
     private final String git;
+    private final long timeoutMillis;
 
     GitConfigFile(String git) {
-        this.git = git;
+        this(git, DEFAULT_TIMEOUT_MILLIS);
     }
 
-    List<Entry> read(Path file) throws Unreadable, IOException {
-        ProcessBuilder builder = new ProcessBuilder(git, "config", "--file", file.toString(), "--no-includes", "--list", "-z")
-                .directory(Path.of("/").toFile()).redirectErrorStream(false);
+    GitConfigFile(String git, long timeoutMillis) {
+        this.git = git;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    List<Entry> read(byte[] content) throws Unreadable, IOException {
+        ProcessBuilder builder = new ProcessBuilder(git, "config", "--file", "-", "--no-includes", "--list", "-z")
+                .directory(Path.of("/").toFile());
         Map<String, String> env = builder.environment();
         env.keySet().removeIf(name -> name.startsWith("GIT_"));
         env.put("GIT_CONFIG_NOSYSTEM", "1");
@@ -53,35 +66,61 @@ final class GitConfigFile {
             throw new IOException("cannot run " + git + " (the audit reads git configuration with the host's git): "
                     + e.getMessage(), e);
         }
-        process.getOutputStream().close();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        Thread errors = Thread.ofVirtual().start(() -> {
-            try (InputStream err = process.getErrorStream()) {
-                err.transferTo(stderr);
+        Thread writer = Thread.ofVirtual().start(() -> {
+            try (OutputStream in = process.getOutputStream()) {
+                in.write(content);
             } catch (IOException ignored) {
-                // the process ended
+                // git ended before reading everything: its exit status and stderr say why
             }
         });
-        byte[] stdout;
-        try (InputStream out = process.getInputStream()) {
-            stdout = out.readNBytes(MAX_LISTING_BYTES + 1);
-            if (stdout.length > MAX_LISTING_BYTES) {
-                throw new IOException("more than " + MAX_LISTING_BYTES / (1024 * 1024) + " MiB of settings; too large to audit");
+        Thread out = Thread.ofVirtual().start(() -> drain(process.getInputStream(), stdout, MAX_LISTING_BYTES + 1));
+        Thread err = Thread.ofVirtual().start(() -> drain(process.getErrorStream(), stderr, MAX_STDERR_BYTES));
+        try {
+            if (!process.waitFor(remaining(deadline), TimeUnit.NANOSECONDS)) {
+                throw new IOException("git config took more than " + timeoutMillis + " ms; killed");
             }
-            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                throw new IOException("git config took more than " + TIMEOUT_SECONDS + " s");
+            for (Thread thread : List.of(writer, out, err)) {
+                if (!thread.join(java.time.Duration.ofNanos(Math.max(1, remaining(deadline))))) {
+                    throw new IOException("git config's output was not closed within " + timeoutMillis + " ms");
+                }
             }
-            errors.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         } finally {
             process.destroyForcibly();
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+        }
+        if (stdout.size() > MAX_LISTING_BYTES) {
+            throw new IOException("more than " + MAX_LISTING_BYTES / (1024 * 1024) + " MiB of settings; too large to audit");
         }
         if (process.exitValue() != 0) {
             throw new Unreadable(stderr.toString(StandardCharsets.UTF_8).strip());
         }
-        return parse(new String(stdout, StandardCharsets.UTF_8));
+        return parse(stdout.toString(StandardCharsets.UTF_8));
+    }
+
+    private static long remaining(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    /** Reads {@code stream} into {@code sink} up to {@code max} bytes, then discards the rest. */
+    private static void drain(InputStream stream, ByteArrayOutputStream sink, int max) {
+        try (stream) {
+            byte[] buffer = new byte[8192];
+            int n;
+            while ((n = stream.read(buffer)) >= 0) {
+                int keep = Math.min(n, max - sink.size());
+                if (keep > 0) {
+                    sink.write(buffer, 0, keep);
+                }
+            }
+        } catch (IOException ignored) {
+            // the process was killed
+        }
     }
 
     /** {@code key\nvalue\0} per entry, or {@code key\0} for a bare key. */

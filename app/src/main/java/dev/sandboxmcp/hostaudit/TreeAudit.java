@@ -2,11 +2,13 @@ package dev.sandboxmcp.hostaudit;
 
 import dev.sandboxmcp.workspace.ProtectedPaths;
 import dev.sandboxmcp.workspace.Workspace;
+import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -23,6 +25,7 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -49,6 +52,8 @@ public final class TreeAudit {
     private final Path root;
     private final Workspace files;
     private final GitConfigFile git;
+    /** The host user's home, for {@code ~/} in include paths and core.hooksPath; null when unknown. */
+    private final Path home;
     private final Set<Finding> findings = new HashSet<>();
     /**
      * Git directories and config files read, each with the work tree it was reached from (relative
@@ -58,16 +63,26 @@ public final class TreeAudit {
     private final Set<List<Path>> configsSeen = new HashSet<>();
     private long entries;
 
-    private TreeAudit(Path root, Workspace files, GitConfigFile git) {
+    private TreeAudit(Path root, Workspace files, GitConfigFile git, Path home) {
         this.root = root;
         this.files = files;
         this.git = git;
+        this.home = home;
     }
 
     /** Audits the tree at {@code tree}, reading git configuration with the program {@code git}. */
     public static Result run(Path tree, String git) throws IOException {
+        return run(tree, new GitConfigFile(git), null);
+    }
+
+    /** As {@link #run(Path, String)}, with the host user's {@code home} for {@code ~/} in paths git expands. */
+    public static Result run(Path tree, String git, Path home) throws IOException {
+        return run(tree, new GitConfigFile(git), home);
+    }
+
+    static Result run(Path tree, GitConfigFile git, Path home) throws IOException {
         try (Workspace files = Workspace.open(tree)) {
-            TreeAudit audit = new TreeAudit(files.root(), files, new GitConfigFile(git));
+            TreeAudit audit = new TreeAudit(files.root(), files, git, home);
             audit.walk();
             List<Finding> sorted = new ArrayList<>(audit.findings);
             sorted.sort(null);
@@ -128,30 +143,39 @@ public final class TreeAudit {
             follow(file, "symbolic link", target, file.getParent());
             return;
         }
-        if (!attrs.isRegularFile()) {
+        byte[] content = readSmall(file);
+        if (content == null) {
             return;
         }
-        String first = readSmall(file).lines().findFirst().orElse("");
-        if (!first.startsWith("gitdir: ")) {
-            return; // git refuses such a .git file; nothing runs
+        Optional<String> gitdir = GitPointer.gitdir(content);
+        if (gitdir.isEmpty()) {
+            return; // git refuses such a .git file ("invalid gitfile format"); nothing runs
         }
-        follow(file, "gitdir", file.getParent().resolve(first.substring("gitdir: ".length()).strip()), file.getParent());
+        Path target = resolve(file.getParent(), gitdir.get(), file, "gitdir");
+        if (target != null) {
+            follow(file, "gitdir", target, file.getParent());
+        }
     }
 
-    /** Audits the git directory {@code target} names when it lies inside the tree; reports it when it does not. */
+    /**
+     * Audits the git directory {@code target} names when it lies inside the tree; reports it when it
+     * lies outside, and when it does not exist (whoever creates it decides what git reads there).
+     */
     private void follow(Path from, String key, Path target, Path workTree) throws IOException {
         Path real;
         try {
             real = target.toRealPath();
         } catch (IOException missing) {
-            return; // git finds no repository there either
+            findings.add(new Finding(relative(from), key, display(target) + " (does not resolve: whoever creates it "
+                    + "decides what git reads there)"));
+            return;
         }
-        if (real.startsWith(root)) {
-            if (Files.isDirectory(real, NOFOLLOW)) {
-                gitDirectory(real, workTree);
-            }
-        } else {
+        if (!real.startsWith(root)) {
             findings.add(new Finding(relative(from), key, real + " (outside the audited tree: not audited)"));
+        } else if (Files.isDirectory(real, NOFOLLOW)) {
+            gitDirectory(real, workTree);
+        } else {
+            findings.add(new Finding(relative(from), key, relative(real) + " (not a directory)"));
         }
     }
 
@@ -159,28 +183,70 @@ public final class TreeAudit {
         if (!gitDirectoriesSeen.add(Arrays.asList(dir, workTree))) {
             return;
         }
-        Path commondir = dir.resolve("commondir");
-        if (Files.isRegularFile(commondir, NOFOLLOW)) {
-            String common = readSmall(commondir).lines().findFirst().orElse("").strip();
-            if (!common.isEmpty()) {
-                follow(commondir, "commondir", dir.resolve(common), workTree);
-            }
-        }
+        commondir(dir, workTree);
         for (String name : List.of("config", "config.worktree")) {
             Path config = dir.resolve(name);
             if (Files.isSymbolicLink(config)) {
                 findings.add(new Finding(relative(config), "symbolic link", Files.readSymbolicLink(config).toString()));
                 Path target = inTree(dir, Files.readSymbolicLink(config).toString());
-                if (target != null && Files.isRegularFile(target)) {
+                if (target != null) {
                     config(target, workTree);
                 }
-            } else if (Files.isRegularFile(config, NOFOLLOW)) {
+            } else if (Files.exists(config, NOFOLLOW)) {
                 config(config, workTree);
             }
         }
         hooks(dir.resolve("hooks"), "hook");
         nestedGitDirectories(dir.resolve("modules"));
         nestedGitDirectories(dir.resolve("worktrees"));
+    }
+
+    /**
+     * A {@code commondir} makes git read the config and hooks of the directory it names. A
+     * worktree's ({@code <G>/worktrees/<id>/commondir}) names {@code G}; one that names the git
+     * directory itself changes nothing (what {@code make up} leaves in a protected {@code .git}).
+     * Anything else is a finding, and what it names is audited.
+     */
+    private void commondir(Path dir, Path workTree) throws IOException {
+        Path file = dir.resolve("commondir");
+        if (!Files.exists(file, NOFOLLOW)) {
+            return;
+        }
+        byte[] content = Files.isSymbolicLink(file) ? null : readSmall(file);
+        if (content == null) {
+            if (Files.isSymbolicLink(file)) {
+                findings.add(new Finding(relative(file), "commondir, a symbolic link", Files.readSymbolicLink(file).toString()));
+            }
+            return;
+        }
+        Optional<String> common = GitPointer.commondir(content);
+        if (common.isEmpty()) {
+            return; // git stops: "failed to read .../commondir"
+        }
+        Path target = resolve(dir, common.get(), file, "commondir");
+        if (target == null) {
+            return;
+        }
+        Path real;
+        try {
+            real = target.toRealPath();
+        } catch (IOException missing) {
+            follow(file, "commondir", target, workTree);
+            return;
+        }
+        Path parent = dir.getParent();
+        boolean worktree = parent != null && parent.getFileName().toString().equals("worktrees")
+                && real.equals(parent.getParent());
+        if (real.equals(dir) || worktree) {
+            if (worktree) {
+                follow(file, "commondir", target, workTree);
+            }
+            return;
+        }
+        boolean main = dir.getFileName().toString().equalsIgnoreCase(".git");
+        findings.add(new Finding(relative(file), main ? "commondir in a main .git directory" : "commondir",
+                (real.startsWith(root) ? relative(real) : real.toString()) + " (git reads the config and hooks there)"));
+        follow(file, "commondir", target, workTree);
     }
 
     private void nestedGitDirectories(Path dir) throws IOException {
@@ -205,9 +271,13 @@ public final class TreeAudit {
         if (!configsSeen.add(Arrays.asList(file, workTree))) {
             return;
         }
+        byte[] content = readSmall(file);
+        if (content == null) {
+            return;
+        }
         List<GitConfigFile.Entry> entries;
         try {
-            entries = git.read(file);
+            entries = git.read(content);
         } catch (GitConfigFile.Unreadable e) {
             findings.add(new Finding(relative(file), "(git cannot read it)", e.getMessage()));
             return;
@@ -222,15 +292,15 @@ public final class TreeAudit {
             String value = entry.value() == null ? "true" : entry.value();
             findings.add(new Finding(relative(file), entry.key(), value));
             String key = entry.key().toLowerCase(Locale.ROOT);
-            Path base = workTree != null ? workTree : file.getParent();
             if (key.equals("core.hookspath")) {
-                Path hooks = inTree(base, value);
+                Path base = workTree != null ? workTree : file.getParent();
+                Path hooks = expandedInTree(base, value, file, entry.key() + " target");
                 if (hooks != null) {
                     hooks(hooks, "hook (core.hooksPath)");
                 }
             } else if (key.equals("include.path") || key.startsWith("includeif.")) {
-                Path included = inTree(file.getParent(), value);
-                if (included != null && Files.isRegularFile(included)) {
+                Path included = expandedInTree(file.getParent(), value, file, entry.key() + " target");
+                if (included != null) {
                     config(included, workTree);
                 }
             }
@@ -238,8 +308,51 @@ public final class TreeAudit {
     }
 
     /**
-     * The real path {@code value} names, resolved against {@code base} as git does, when it exists
-     * inside the tree; null otherwise (what lies outside is named by the finding, not read).
+     * The real path a config value names ({@code ~/} expanded as git does), resolved against
+     * {@code base}, when it exists inside the tree. Null otherwise: what lies outside is named by
+     * the setting's own finding, not read; a missing target inside the tree is a finding of its own.
+     */
+    private Path expandedInTree(Path base, String value, Path from, String key) {
+        String path = value;
+        if (path.equals("~") || path.startsWith("~/")) {
+            if (home == null) {
+                return null;
+            }
+            path = home + path.substring(1);
+        } else if (path.isEmpty() || path.startsWith("~") || path.startsWith("%(prefix)/")) {
+            return null;
+        }
+        Path target;
+        try {
+            target = base.resolve(path).normalize();
+        } catch (InvalidPathException e) {
+            return null;
+        }
+        try {
+            Path real = target.toRealPath();
+            return real.startsWith(root) ? real : null;
+        } catch (IOException missing) {
+            if (target.startsWith(root)) {
+                findings.add(new Finding(relative(from), key, relative(target) + " (does not exist: whoever creates it "
+                        + "decides what git reads there)"));
+            }
+            return null;
+        }
+    }
+
+    /** {@code path} resolved against {@code base} as git does; null (and a finding) when no file system can hold it. */
+    private Path resolve(Path base, String path, Path from, String key) {
+        try {
+            return base.resolve(path);
+        } catch (InvalidPathException e) {
+            findings.add(new Finding(relative(from), key, path + " (not a path here: " + e.getReason() + ")"));
+            return null;
+        }
+    }
+
+    /**
+     * The real path {@code value} names, resolved against {@code base}, when it exists inside the
+     * tree; null otherwise (what lies outside is named by the finding, not read).
      */
     private Path inTree(Path base, String value) {
         if (value.isEmpty() || value.startsWith("~")) {
@@ -248,7 +361,7 @@ public final class TreeAudit {
         try {
             Path real = base.resolve(value).toRealPath();
             return real.startsWith(root) ? real : null;
-        } catch (IOException | java.nio.file.InvalidPathException missing) {
+        } catch (IOException | InvalidPathException missing) {
             return null;
         }
     }
@@ -289,7 +402,11 @@ public final class TreeAudit {
             wholeFile(file, attrs, "VS Code tasks");
             return;
         }
-        String text = readSmall(file);
+        byte[] bytes = readSmall(file);
+        if (bytes == null) {
+            return;
+        }
+        String text = new String(bytes, StandardCharsets.UTF_8);
         try {
             for (VsCodeTasks.AutoTask task : VsCodeTasks.folderOpenTasks(text)) {
                 findings.add(new Finding(relative(file), "task '" + task.label() + "' runs on folder open", task.command()));
@@ -323,8 +440,42 @@ public final class TreeAudit {
                 || mode.contains(PosixFilePermission.OTHERS_EXECUTE);
     }
 
-    private String readSmall(Path file) throws IOException {
-        return new String(files.readFile(relative(file), MAX_SMALL_FILE), StandardCharsets.UTF_8);
+    /**
+     * The whole file, read through a descriptor that cannot wait and is checked to be a regular
+     * file (a FIFO swapped in opens at once and is reported); null, with a finding, when it is not
+     * a regular file or cannot be read.
+     */
+    private byte[] readSmall(Path file) throws IOException {
+        try {
+            return files.readFile(relative(file), MAX_SMALL_FILE);
+        } catch (WorkspaceException e) {
+            switch (e.reason()) {
+                case NOT_A_REGULAR_FILE, IS_DIRECTORY -> findings.add(new Finding(relative(file), "(not a regular file)",
+                        "git may read it, the audit cannot: " + kind(file)));
+                case NOT_FOUND -> { } // gone since the walk saw it
+                default -> notAudited(file, e);
+            }
+            return null;
+        }
+    }
+
+    private static String kind(Path file) {
+        try {
+            BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class, NOFOLLOW);
+            if (attrs.isDirectory()) {
+                return "a directory";
+            }
+            if (attrs.isRegularFile()) {
+                return "a regular file again (it changed while it was read)";
+            }
+            return attrs.isSymbolicLink() ? "a symbolic link" : "a FIFO, socket or device";
+        } catch (IOException e) {
+            return "gone";
+        }
+    }
+
+    private static String display(Path path) {
+        return path.normalize().toString();
     }
 
     /** The content's SHA-256 (its first 16 hex digits), so that any change makes a new finding. */

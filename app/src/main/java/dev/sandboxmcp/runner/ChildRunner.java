@@ -16,11 +16,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The runner as a child process of the server, for the jar without containers ({@code make run},
- * the tests): the same jar in {@code runner} mode, on a socket in a private temporary
- * directory. It is started again when it exits (a command may kill it), and it exits when the
- * server does: its standard input is a pipe from the server, and it stops at that pipe's end.
- * This gives the runner its own process, not its own user: the container deployment is what
- * separates the two.
+ * the tests): the same jar in {@code runner} mode, connecting to the server's channel socket in a
+ * private temporary directory. Its secret comes as the first line of its standard input, a pipe
+ * from the server no command inherits, with a new secret for each start; it is started again when
+ * it exits (a command may kill it), and it exits when the server does, at that pipe's end. This
+ * gives the runner its own process, not its own user: the container deployment is what separates
+ * the two (here the commands outlive a runner killed under them, which is why no ticket file is
+ * used).
  */
 public final class ChildRunner implements AutoCloseable {
 
@@ -30,25 +32,30 @@ public final class ChildRunner implements AutoCloseable {
     private static final Duration RESTART_PAUSE = Duration.ofSeconds(1);
 
     private final Path directory;
-    private final Path socket;
+    private final ChannelListener listener;
+    private final RunnerLink link;
     private final ProcessBuilder builder;
     private volatile Process process;
     private volatile boolean closed;
 
-    private ChildRunner(Path directory, ProcessBuilder builder) {
+    private ChildRunner(Path directory, ChannelListener listener, RunnerLink link, ProcessBuilder builder) {
         this.directory = directory;
-        this.socket = directory.resolve("runner.sock");
+        this.listener = listener;
+        this.link = link;
         this.builder = builder;
     }
 
     /**
      * Starts the child with {@code environment} (what its commands will see) plus its settings
-     * ({@code settings}: the workspace and the bounds), and waits until it answers on its socket.
+     * ({@code settings}: the workspace and the bounds), and waits until it has connected to
+     * {@code link} through a channel listening in a private directory, reading its messages within
+     * {@code runnerSends}.
      */
-    public static ChildRunner start(Map<String, String> environment, Map<String, String> settings, Duration ready)
-            throws IOException {
+    public static ChildRunner start(Map<String, String> environment, Map<String, String> settings, RunnerLink link,
+            Bounds runnerSends, Duration ready) throws IOException {
         Path directory = Files.createTempDirectory("sandbox-mcp-runner-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        ChannelListener listener = ChannelListener.start(directory.resolve("runner.sock"), link, runnerSends);
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -60,9 +67,9 @@ public final class ChildRunner implements AutoCloseable {
         builder.environment().clear();
         builder.environment().putAll(environment);
         builder.environment().putAll(settings);
-        builder.environment().put("MCP_RUNNER_SOCKET", directory.resolve("runner.sock").toString());
+        builder.environment().put("MCP_RUNNER_SOCKET", listener.socket().toString());
         builder.environment().put(PARENT_PIPE_VARIABLE, "true");
-        ChildRunner child = new ChildRunner(directory, builder);
+        ChildRunner child = new ChildRunner(directory, listener, link, builder);
         child.launch();
         Thread.ofVirtual().name("runner-supervisor").start(child::supervise);
         child.awaitReady(ready);
@@ -82,8 +89,13 @@ public final class ChildRunner implements AutoCloseable {
         return options;
     }
 
+    /** Starts the child with a new secret, the first line of its standard input (the pipe stays open). */
     private void launch() throws IOException {
-        process = builder.start();
+        Secret secret = listener.rotate();
+        Process started = builder.start();
+        started.getOutputStream().write((secret.hex() + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        started.getOutputStream().flush();
+        process = started;
     }
 
     private void supervise() {
@@ -108,10 +120,9 @@ public final class ChildRunner implements AutoCloseable {
     }
 
     private void awaitReady(Duration ready) throws IOException {
-        RunnerClient probe = new RunnerClient(socket, 64 * 1024, (tool, arguments) -> Duration.ofSeconds(5));
         long deadline = System.nanoTime() + ready.toNanos();
         while (System.nanoTime() < deadline) {
-            if (probe.ping(Duration.ofSeconds(5)) instanceof RunnerClient.Health.Answered) {
+            if (link.connected()) {
                 return;
             }
             if (!process.isAlive()) {
@@ -120,19 +131,19 @@ public final class ChildRunner implements AutoCloseable {
                         + "log is above)");
             }
             try {
-                Thread.sleep(50);
+                Thread.sleep(20);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             }
         }
         close();
-        throw new IOException("the runner did not answer within " + ready.toSeconds() + " s");
+        throw new IOException("the runner did not connect within " + ready.toSeconds() + " s");
     }
 
-    /** Where the child listens. */
+    /** Where the server listens for the child. */
     public Path socket() {
-        return socket;
+        return listener.socket();
     }
 
     /** Stops the child (its commands and jobs are killed by its own shutdown) and removes its directory. */
@@ -151,8 +162,8 @@ public final class ChildRunner implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        listener.close();
         try {
-            Files.deleteIfExists(socket);
             Files.deleteIfExists(directory);
         } catch (IOException e) {
             LOG.debug("removing {}: {}", directory, e.toString());

@@ -1,29 +1,89 @@
 /**
  * The channel between the server (HTTP, auth, MCP, audit; holds the token's digest) and the
- * runner (the workspace, commands and jobs; holds no secret), which run in two containers with
- * different users, PID namespaces, cgroups and networks.
+ * runner (the workspace, commands and jobs), which run in two containers with different users,
+ * PID namespaces, cgroups and networks. The server listens; the runner connects out, proves
+ * itself, and then one connection carries every call, multiplexed by id.
  *
  * <pre>
- *   server container                              runner container (network: none)
- *   ToolDispatcher -- validated call -->  RunnerClient ==== runner.sock ==== RunnerServer --> tools
- *                                          (a Unix socket on a volume only the two share)
- *
- *   one connection per call, one JSON object per line (UTF-8):
- *     server -> runner   {"v":1,"op":"call","tool":"read_file","arguments":{...}}
- *     runner -> server   {"v":1,"progress":{"done":5,"total":30,"message":"running for 5 s"}}   0..n
- *     runner -> server   {"v":1,"reply":{"error":false,"text":"...","structured":{...},...}}
- *   or
- *     server -> runner   {"v":1,"op":"ping"}
- *     runner -> server   {"v":1,"pong":{"failed":[]}}
- *   closing the connection before the reply cancels the call (its command tree is killed): the
- *   server does so when the client cancels (notifications/cancelled, or a dropped request). A
- *   run_command still running at the call budget is replied to at once (still_running, job_id)
- *   and goes on as a job; closing the connection after that reply cancels nothing.
+ *   server container                                     runner container (network: none)
+ *   ToolDispatcher -> RunnerLink <- ChannelListener <==== runner.sock ==== RunnerAgent -> tools
+ *                                   (listens, in the channel volume: the server's; the runner
+ *                                    mounts it read-only, so no command can move, delete,
+ *                                    replace or shadow the socket)
+ *                     TicketOffice -> ticket, runner.lock, runner.state (same volume)
  * </pre>
  *
- * <p>A command may take the runner over, so the server trusts nothing it reads from the socket:
- * every line is bounded in size, the whole exchange in time, and a reply is checked field by
- * field (and against the tool's output schema) before it becomes a tool result; anything else
- * is a clear tool error, never a crash or a stall of the server.
+ * <h2>The protocol is its table ({@link dev.sandboxmcp.runner.Protocol#TABLE})</h2>
+ * One JSON object per line (UTF-8), its first field {@code kind}; each kind is a record in
+ * {@code Protocol} with its checks, encoder and decoder side by side.
+ * <pre>
+ *   kind      sent by  phase        fields (checks)
+ *   hello     runner   hello        version (= 1), secret (64 hex digits, this start's)
+ *   welcome   server   hello        -
+ *   refused   server   hello        reason (<= 200 chars); the runner exits, its container restarts
+ *   call      server   established  id (> 0), tool (<= 64 chars), arguments (an object)
+ *   cancel    server   established  id; interrupts that call (its command tree is killed)
+ *   ping      server   established  id
+ *   progress  runner   established  id, done, total (or null), message (<= 200 chars)
+ *   reply     runner   established  id, error, text, structured (an object; required unless error),
+ *                                   exit_code, bytes (>= 0), timed_out
+ *   pong      runner   established  id, failed (<= 16 names of <= 64 chars)
+ * </pre>
+ * Anything else is a violation: a kind of the other side or out of its phase, an unknown or
+ * repeated field, a wrong type, a value out of range, a second value on the line. Every line is
+ * parsed with Jackson's streaming parser within {@link dev.sandboxmcp.runner.Bounds}: bytes
+ * (the server reads at most {@code Main.maxReplyBytes} of a runner's line, the runner at most a
+ * request body and 64 KiB of the server's; a hello at most 1 KiB), nesting depth (64), tokens (32
+ * per listing entry at the cap, plus 64 Ki) and string length; arguments and structured results
+ * pass through as trees built within those bounds. The server checks a call against the runner's
+ * bounds before sending it, so a token holder's oversized call is a tool error, never a broken
+ * connection. A violation from the runner closes its connection and fails its calls in flight;
+ * answers to ids nothing waits for (after a deadline or cancel) are dropped.
+ *
+ * <h2>Who may connect</h2>
+ * A connection's first line must be a hello with this start's secret within 2 s
+ * ({@code ChannelListener.HELLO_DEADLINE}); at most 8 connections wait for theirs at once
+ * ({@code MAX_UNPROVEN}), the rest are closed at once; each refused connection is told why and
+ * logged. The secret comes to the runner before any command can exist (commands only come
+ * through a runner that proved itself): in the containers as a one-time ticket file that
+ * {@code TicketOffice} publishes only while no runner is connected and the runner's lock
+ * ({@code runner.lock}, a read lock the runner holds for its life; a read-only open is enough)
+ * has been free for 1.5 s ({@code Main.TICKET_GRACE}), and deletes the moment a runner proves
+ * itself, before that runner's first call; as the server's child (ChildRunner) as the first line
+ * of its standard input, a pipe no command inherits (commands get only descriptors 0-2 of their
+ * own). The runner is non-dumpable before it reads the secret, so no command (its user) can read
+ * its memory or environment; the secret is in no file a command can open, no environment and no
+ * command line. A new secret for each start of the runner: each ticket and each child start
+ * rotates it.
+ *
+ * <h2>The attacks, from a command's side (tested: {@code ChannelTakeoverTest} in tests/e2e,
+ * {@code ChannelTest}, {@code HostileRunnerOverHttpTest})</h2>
+ * <ul>
+ * <li>Rename, delete, replace or shadow the socket, or plant a ticket: the volume is read-only
+ *     in the runner's container (EROFS).</li>
+ * <li>Connect and speak: without the secret a connection is refused and logged; a call before a
+ *     hello is a violation; the hello line is bounded (1 KiB) and has a deadline (2 s).</li>
+ * <li>Flood with connections: 8 wait for their hello at most; the rest are closed at once and
+ *     counted in the log. A flood only delays a live runner's reconnect, which retries.</li>
+ * <li>Search for the secret: the ticket is gone before the first command; the runner's
+ *     {@code /proc/<pid>/mem} and {@code environ} are closed to its own user (non-dumpable); no
+ *     command line or environment holds it.</li>
+ * <li>Kill the runner (same user), then read the next ticket: the runner's container ends with
+ *     it (its init exits, the kernel kills every process of the PID namespace), and the ticket is
+ *     only published after the runner's lock has been free for 1.5 s, so no command of the dead
+ *     runner is left to read it. A command that takes the lock itself only delays the next
+ *     ticket while it lives, and it dies with the container.</li>
+ * <li>Restart the server (or outlive it) while the runner and its commands live: the new server
+ *     has a new secret and publishes no ticket while the lock is held; the runner's reconnect is
+ *     refused, it exits, its container restarts, and only then is a ticket published.</li>
+ * <li>Take the runner over (a command controls the runner's process some other way): the server
+ *     trusts nothing it sends; every message kind answered with the worst input (a line at the
+ *     byte bound full of {@code {}}, 10,000-deep nesting, a million keys, a huge string, garbage,
+ *     a trickle, silence) is a clear tool error, and /healthz keeps answering, at -Xmx128m.</li>
+ * </ul>
+ * As the server's child ({@code make run}, the tests) the runner is the server's user: there is
+ * no read-only mount, and a command could replace the socket in the private directory; it still
+ * cannot read the secret (the pipe, non-dumpable processes), so a runner it does not control is
+ * the only one the server takes.
  */
 package dev.sandboxmcp.runner;

@@ -82,5 +82,8 @@ class AuditCommandTest {
         Run missing = audit(Map.of("HOME", temp.toString()), temp.resolve("missing").toString());
         assertThat(missing.exit()).isEqualTo(2);
         assertThat(missing.err()).contains("missing");
+        assertThat(audit(Map.of(), "--watch", "--interval", "0", "x").exit()).isEqualTo(2);
+        assertThat(audit(Map.of(), "--watch", "--interval").err()).contains("--interval takes a number of seconds");
+        assertThat(audit(Map.of(), "--watch", "--accept", "x").err()).contains("--watch reports, it does not accept");
     }
 }

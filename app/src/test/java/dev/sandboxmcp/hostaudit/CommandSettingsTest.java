@@ -54,6 +54,13 @@ class CommandSettingsTest {
             submodule.s.update      | rebase
             filter                  | x
             url.https://a.insteadof | git://a
+            protocol.allow          | never
+            protocol.ext.allow      | never
+            protocol.file.allow     | always
+            alias.lg                | log --graph -c
+            remote.origin.url       | https://example.org/x
+            hook.x.event            | pre-commit
+            gc.auto                 | 0
             """)
     void ordinarySettingsAreNot(String key, String value) {
         assertThat(CommandSettings.runsCommand(key, value)).as(key).isFalse();

@@ -209,6 +209,236 @@ class TreeAuditTest {
         assertThat(millis).isLessThan(5_000);
     }
 
+    /**
+     * Issue 21's planting: a commondir of " ../p" (git keeps the leading space) naming a directory
+     * with a planted config and links back to the real objects and refs; a .git file whose target
+     * ends in a space; CR LF line ends; both inside a .git the walk does not enter by itself.
+     */
+    @Test
+    void readsCommondirAndGitFilesByteForByteAsGitDoes() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "repo");
+        Path decoy = Files.createDirectories(repo.resolve(".git/ ../p"));
+        Files.writeString(decoy.resolve("config"), "[core]\n\tfsmonitor = touch /tmp/m\n");
+        Files.createSymbolicLink(decoy.resolve("objects"), Path.of("../../objects"));
+        Files.createSymbolicLink(decoy.resolve("refs"), Path.of("../../refs"));
+        Files.writeString(repo.resolve(".git/commondir"), " ../p");
+        // git itself takes it so: the planted config is the repository's.
+        assertThat(gitOutput(repo, "rev-parse", "--git-common-dir")).isEqualTo(decoy.toRealPath() + "\n");
+
+        Path store = Files.createDirectories(repo.resolve(".git/ store "));
+        git(store, "init", "-q", "--bare");
+        git(store, "config", "core.pager", "less; id");
+        Path work = Files.createDirectories(tree.resolve("work"));
+        Files.writeString(work.resolve(".git"), "gitdir: ../repo/.git/ store \r\n");
+        assertThat(gitOutput(work, "rev-parse", "--git-dir")).isEqualTo(store.toRealPath() + "\n");
+
+        assertThat(audit(tree)).contains(
+                new Finding("repo/.git/commondir", "commondir in a main .git directory",
+                        "repo/.git/ ../p (git reads the config and hooks there)"),
+                new Finding("repo/.git/ ../p/config", "core.fsmonitor", "touch /tmp/m"),
+                new Finding("repo/.git/ store /config", "core.pager", "less; id"));
+    }
+
+    @Test
+    void aTargetThatDoesNotResolveIsReportedNotSkipped() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "repo");
+        Files.writeString(repo.resolve(".git/commondir"), "later\n");
+        Path pointer = Files.createDirectories(tree.resolve("pointer"));
+        Files.writeString(pointer.resolve(".git"), "gitdir: ../not-yet\n");
+        Path inc = initRepo(tree, "inc");
+        git(inc, "config", "include.path", "../planted-later.inc");
+        git(inc, "config", "core.hooksPath", "hooks-later");
+
+        assertThat(audit(tree)).contains(
+                new Finding("repo/.git/commondir", "commondir", repo.toRealPath() + "/.git/later (does not resolve: "
+                        + "whoever creates it decides what git reads there)"),
+                new Finding("pointer/.git", "gitdir", tree.toRealPath() + "/not-yet (does not resolve: whoever creates it "
+                        + "decides what git reads there)"),
+                new Finding("inc/.git/config", "include.path target", "inc/planted-later.inc (does not exist: whoever "
+                        + "creates it decides what git reads there)"),
+                new Finding("inc/.git/config", "core.hookspath target", "inc/hooks-later (does not exist: whoever "
+                        + "creates it decides what git reads there)"));
+    }
+
+    /** What protect-git.sh leaves in a main .git (a commondir of ".") and a worktree's own commondir are no findings. */
+    @Test
+    void aCommondirNamingItsOwnRepositoryIsNoFinding() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "repo");
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first");
+        git(repo, "worktree", "add", "-q", "../wt");
+        Files.writeString(repo.resolve(".git/commondir"), ".\n");
+        git(repo, "status", "--short");
+        assertThat(audit(tree)).isEmpty();
+    }
+
+    @Test
+    void aFifoInPlaceOfAConfigIsReportedAndNeverWaitedOn() throws Exception {
+        Path repo = initRepo(tree(), "repo");
+        Files.delete(repo.resolve(".git/config"));
+        mkfifo(repo.resolve(".git/config"));
+        assertThat(audit(repo.getParent())).containsExactly(new Finding("repo/.git/config", "(not a regular file)",
+                "git may read it, the audit cannot: a FIFO, socket or device"));
+    }
+
+    /**
+     * Issue 21's hang: a config swapped with a FIFO while the audit runs. Raced against 100 runs,
+     * each finishes within the timeout and reports the config, either read (its setting) or as not
+     * a regular file; git never opens the name, so no run waits on the FIFO.
+     */
+    @Test
+    void aFifoSwappedInWhileTheAuditRunsNeverHangsIt() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "repo");
+        git(repo, "config", "core.fsmonitor", "touch /tmp/m");
+        Path config = repo.resolve(".git/config");
+        Path regular = temp.resolve("regular");
+        Files.copy(config, regular);
+        Path fifo = temp.resolve("fifo");
+        mkfifo(fifo);
+        java.util.concurrent.atomic.AtomicBoolean racing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread swapper = Thread.ofPlatform().start(() -> {
+            Path next = temp.resolve("next");
+            try {
+                for (long i = 0; racing.get(); i++) {
+                    Files.deleteIfExists(next);
+                    Files.createLink(next, i % 2 == 0 ? fifo : regular);
+                    Files.move(next, config, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        long timeoutMillis = 5_000;
+        GitConfigFile reader = new GitConfigFile("git", timeoutMillis);
+        int asFifo = 0;
+        int asRead = 0;
+        try {
+            for (int run = 0; run < 100; run++) {
+                long started = System.nanoTime();
+                List<Finding> findings = TreeAudit.run(tree, reader, null).findings();
+                long millis = (System.nanoTime() - started) / 1_000_000;
+                assertThat(millis).as("run " + run).isLessThan(timeoutMillis);
+                if (findings.contains(new Finding("repo/.git/config", "core.fsmonitor", "touch /tmp/m"))) {
+                    asRead++;
+                } else {
+                    assertThat(findings).as("run " + run).anySatisfy(f -> {
+                        assertThat(f.file()).isEqualTo("repo/.git/config");
+                        assertThat(f.key()).isEqualTo("(not a regular file)");
+                    });
+                    asFifo++;
+                }
+            }
+        } finally {
+            racing.set(false);
+            swapper.join();
+        }
+        System.out.println("100 audits raced against a FIFO swap: " + asFifo + " saw the FIFO, " + asRead + " the file");
+        assertThat(asFifo).as("the race reached the FIFO").isPositive();
+    }
+
+    /**
+     * Every setting git's documentation (2.39.5 to 2.55) gives as running a program, written by git
+     * into a real config and found by the audit: one case per setting.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', textBlock = """
+            core.fsmonitor                | touch /tmp/m
+            core.hooksPath                | /tmp/hooks
+            core.sshCommand               | ssh -o ProxyCommand=id
+            core.editor                   | vim; id
+            core.pager                    | less; id
+            core.askPass                  | /tmp/askpass
+            core.gitProxy                 | /tmp/proxy
+            core.alternateRefsCommand     | id
+            credential.helper             | !id
+            credential.https://h.helper   | /tmp/helper
+            diff.external                 | /tmp/diff
+            diff.drv.textconv             | id
+            diff.drv.command              | id
+            difftool.t.cmd                | id
+            difftool.t.path               | /tmp/t
+            mergetool.t.cmd               | id
+            mergetool.t.path              | /tmp/t
+            merge.drv.driver              | id %O %A %B
+            filter.f.clean                | id
+            filter.f.smudge               | id
+            filter.f.process              | id
+            gpg.program                   | /tmp/gpg
+            gpg.ssh.program               | /tmp/ssh-keygen
+            gpg.x509.program              | /tmp/gpgsm
+            gpg.ssh.defaultKeyCommand     | id
+            sequence.editor               | id
+            interactive.diffFilter        | id
+            pager.log                     | less; id
+            alias.st                      | !id
+            alias.lg                      | -c core.pager=id log
+            alias.x.command               | !id
+            remote.origin.uploadpack      | id
+            remote.origin.receivepack     | id
+            remote.origin.vcs             | ../../x
+            remote.origin.url             | ext::sh -c id
+            remote.origin.pushurl         | ext::sh -c id
+            protocol.allow                | always
+            protocol.ext.allow            | user
+            url.ext::sh -c id.insteadOf   | https://example.org/
+            hook.planted.command          | id
+            uploadpack.packObjectsHook    | id
+            gc.recentObjectsHook          | id
+            sendemail.sendmailCmd         | id
+            sendemail.smtpServer          | /tmp/sendmail
+            sendemail.toCmd               | id
+            sendemail.ccCmd               | id
+            sendemail.headerCmd           | id
+            sendemail.work.sendmailCmd    | id
+            imap.tunnel                   | id
+            web.browser                   | /tmp/browser
+            help.browser                  | /tmp/browser
+            browser.b.cmd                 | id
+            man.m.cmd                     | id
+            guitool.g.cmd                 | id
+            instaweb.httpd                | id
+            trailer.t.command             | id
+            trailer.t.cmd                 | id
+            submodule.s.update            | !id
+            submodule.s.url               | ext::sh -c id
+            tar.tgz.command               | id
+            lfs.customtransfer.x.path     | /tmp/agent
+            lfs.extension.x.clean         | id
+            init.templateDir              | /tmp/template
+            include.path                  | /tmp/outside.inc
+            includeIf.gitdir:/x/.path     | /tmp/outside.inc
+            """)
+    void everySettingThatRunsAProgramIsFound(String key, String value) throws Exception {
+        Path repo = initRepo(tree(), "repo");
+        git(repo, "config", key, value);
+        assertThat(audit(repo.getParent())).extracting(Finding::file, Finding::command)
+                .contains(org.assertj.core.groups.Tuple.tuple("repo/.git/config", value));
+    }
+
+    static Path initRepo(Path parent, String name) throws Exception {
+        Path repo = Files.createDirectories(parent.resolve(name));
+        git(repo, "init", "-q");
+        return repo;
+    }
+
+    static void mkfifo(Path path) throws Exception {
+        Process process = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
+        assertThat(process.waitFor()).isZero();
+    }
+
+    static String gitOutput(Path dir, String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("git", "-c", "safe.directory=*"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).directory(dir.toFile()).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return output;
+    }
+
     static String sha256Prefix(String content) throws Exception {
         return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
                 .digest(content.getBytes(java.nio.charset.StandardCharsets.UTF_8))).substring(0, 16);

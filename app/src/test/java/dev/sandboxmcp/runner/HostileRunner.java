@@ -6,70 +6,137 @@ import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
-import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.StandardOpenOption;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * A runner taken over by a command: it listens where the real one would and answers every
- * connection with whatever {@code behaviour} writes, after reading the request line.
+ * A stand-in for the runner's side that knows the secret (it read the ticket, as a runner does)
+ * and answers every message from the server with whatever {@code behaviour} writes: the worst a
+ * runner taken over could send. It holds the runner's lock as a runner does, and connects again
+ * whenever the server closes the connection.
  */
 final class HostileRunner implements AutoCloseable {
 
+    /** Answers one message of the server ({@code kind} call or ping, with its id); runs on a thread of its own. */
     @FunctionalInterface
     interface Behaviour {
-        void answer(InputStream in, OutputStream out) throws IOException, InterruptedException;
+        void answer(String kind, long id, OutputStream out) throws IOException, InterruptedException;
     }
 
-    private final ServerSocketChannel listener;
-    private final Thread acceptor;
+    private static final Pattern KIND = Pattern.compile("\"kind\":\"(\\w+)\"");
+    private static final Pattern ID = Pattern.compile("\"id\":(\\d+)");
 
-    HostileRunner(Path socket, Behaviour behaviour) throws IOException {
-        Files.deleteIfExists(socket);
-        listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        listener.bind(UnixDomainSocketAddress.of(socket));
-        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
-        acceptor = Thread.ofPlatform().daemon().start(() -> {
-            while (true) {
-                SocketChannel connection;
-                try {
-                    connection = listener.accept();
-                } catch (IOException closed) {
-                    return;
+    private final Path socket;
+    private final FileLock lock;
+    private final Thread connector;
+    private volatile Behaviour behaviour;
+    private volatile SocketChannel current;
+    private volatile boolean closed;
+    private volatile boolean connected;
+
+    /** Reads the ticket in the socket's directory (waiting for it), takes the lock, and connects. */
+    HostileRunner(Path socket, Behaviour behaviour) throws IOException, InterruptedException {
+        this.socket = socket;
+        this.behaviour = behaviour;
+        Path directory = socket.getParent();
+        Path ticket = directory.resolve(TicketOffice.TICKET);
+        for (int i = 0; i < 600 && !Files.exists(ticket); i++) {
+            Thread.sleep(50);
+        }
+        String secret = Files.readString(ticket).strip();
+        this.lock = FileChannel.open(directory.resolve(TicketOffice.LOCK), StandardOpenOption.READ)
+                .lock(0, Long.MAX_VALUE, true);
+        this.connector = Thread.ofPlatform().daemon().start(() -> connectLoop(secret));
+    }
+
+    /** Waits until the server has welcomed this stand-in again (it connects again after each close). */
+    void awaitConnected() throws InterruptedException {
+        for (int i = 0; i < 200 && !connected; i++) {
+            Thread.sleep(25);
+        }
+        if (!connected) {
+            throw new AssertionError("the stand-in did not get back in");
+        }
+    }
+
+    void behave(Behaviour next) {
+        behaviour = next;
+    }
+
+    private void connectLoop(String secret) {
+        while (!closed) {
+            try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                channel.connect(UnixDomainSocketAddress.of(socket));
+                current = channel;
+                OutputStream out = Channels.newOutputStream(channel);
+                InputStream in = Channels.newInputStream(channel);
+                writeLine(out, "{\"kind\":\"hello\",\"version\":1,\"secret\":\"" + secret + "\"}");
+                String welcome = readLine(in);
+                if (welcome == null || !welcome.contains("welcome")) {
+                    throw new IOException("not welcomed: " + welcome);
                 }
-                Thread.ofVirtual().start(() -> {
-                    try (connection) {
-                        InputStream in = Channels.newInputStream(connection);
-                        while (in.read() != '\n') {
-                            // the request line
-                        }
-                        behaviour.answer(in, Channels.newOutputStream(connection));
-                    } catch (IOException | InterruptedException | RuntimeException ignored) {
-                        // the server hung up
+                connected = true;
+                for (String line = readLine(in); line != null; line = readLine(in)) {
+                    Matcher kind = KIND.matcher(line);
+                    Matcher id = ID.matcher(line);
+                    if (kind.find() && id.find() && !kind.group(1).equals("cancel")) {
+                        String k = kind.group(1);
+                        long n = Long.parseLong(id.group(1));
+                        Behaviour now = behaviour;
+                        Thread.ofVirtual().start(() -> {
+                            try {
+                                now.answer(k, n, out);
+                            } catch (IOException | InterruptedException | RuntimeException ignored) {
+                                // the server hung up
+                            }
+                        });
                     }
-                });
+                }
+            } catch (IOException e) {
+                // closed by the server; connect again
             }
-        });
+            connected = false;
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
     }
 
-    /** A runner whose listener exists but never accepts: connections wait in its backlog. */
-    static ServerSocketChannel frozen(Path socket) throws IOException {
-        Files.deleteIfExists(socket);
-        ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        listener.bind(UnixDomainSocketAddress.of(socket), 1);
-        return listener;
+    private static String readLine(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int b = in.read(); b != '\n'; b = in.read()) {
+            if (b < 0) {
+                return null;
+            }
+            line.append((char) b);
+        }
+        return line.toString();
     }
 
     static void writeLine(OutputStream out, String line) throws IOException {
-        out.write((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        out.flush();
+        synchronized (out) {
+            out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        }
     }
 
     @Override
     public void close() throws IOException {
-        listener.close();
-        acceptor.interrupt();
+        closed = true;
+        connector.interrupt();
+        SocketChannel channel = current;
+        if (channel != null) {
+            channel.close();
+        }
+        lock.channel().close();
     }
 }

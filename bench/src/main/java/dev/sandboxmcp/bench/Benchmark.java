@@ -209,6 +209,8 @@ public final class Benchmark {
         line("|---|---:|---:|---:|");
         line("| " + READ_4K + " | " + container.read() + " |");
         line("| " + RUN_TRUE + " | " + container.run() + " |");
+        line("| " + READ_4K + ", through Traefik (HTTPS, the example's entry point, the rendered route; "
+                + "infra/traefik/requirements.txt's version) | " + container.frontDoor() + " |");
         line("");
     }
 
@@ -249,8 +251,9 @@ public final class Benchmark {
     }
 
     /** What was measured of the container; negative numbers and null stats when it could not run. */
+    /** {@code frontDoorRead}: the same read_file through Traefik, measured right after the direct one. */
     private record ContainerFigures(long startMillis, double rssMib, LoadRun.Stats readStats, LoadRun.Stats runStats,
-            String why) {
+            LoadRun.Stats frontDoorRead, String why) {
         String start() {
             return startMillis >= 0 ? startMillis + " ms" : why;
         }
@@ -267,6 +270,11 @@ public final class Benchmark {
             return cells(runStats);
         }
 
+        String frontDoor() {
+            return frontDoorRead == null && readStats != null ? "not measured (Traefik did not start) | | "
+                    : cells(frontDoorRead);
+        }
+
         private String cells(LoadRun.Stats s) {
             return s == null ? why + " | | "
                     : String.format(Locale.ROOT, "%.2f | %.2f | %.0f", s.p50Millis(), s.p99Millis(), s.callsPerSecond());
@@ -275,8 +283,8 @@ public final class Benchmark {
 
     private ContainerFigures containerFigures(String token) {
         if (!ContainerRun.imageAvailable()) {
-            return new ContainerFigures(-1, -1, null, null, "n/a (no Docker daemon or no " + ContainerRun.SERVER_IMAGE + " and "
-                    + ContainerRun.RUNNER_IMAGE + " images)");
+            return new ContainerFigures(-1, -1, null, null, null, "n/a (no Docker daemon or no " + ContainerRun.SERVER_IMAGE
+                    + " and " + ContainerRun.RUNNER_IMAGE + " images)");
         }
         try (ContainerRun container = ContainerRun.start(token, BASE)) {
             RawRoundTrips.Target target = new RawRoundTrips.Target(container.mcpUrl, token, false);
@@ -284,9 +292,18 @@ public final class Benchmark {
             RawRoundTrips.measure(target, READ_4K_JSON, 4, Duration.ofSeconds(5), Duration.ofSeconds(1));
             LoadRun.Stats read = RawRoundTrips.measure(target, READ_4K_JSON, 1, warmup, measure);
             LoadRun.Stats run = RawRoundTrips.measure(target, RUN_TRUE_JSON, 1, warmup, measure);
-            return new ContainerFigures(container.startMillis, container.idleRssMib + container.runnerRssMib, read, run, null);
+            LoadRun.Stats frontDoor = null;
+            try (FrontDoor door = FrontDoor.start(root, container.port, BASE)) {
+                RawRoundTrips.Target through = new RawRoundTrips.Target(door.mcpUrl, token, false);
+                RawRoundTrips.measure(through, READ_4K_JSON, 4, Duration.ofSeconds(3), Duration.ofSeconds(1));
+                frontDoor = RawRoundTrips.measure(through, READ_4K_JSON, 1, warmup, measure);
+            } catch (Exception e) {
+                System.err.println("bench: the front door was not measured: " + e.getMessage());
+            }
+            return new ContainerFigures(container.startMillis, container.idleRssMib + container.runnerRssMib, read, run,
+                    frontDoor, null);
         } catch (Exception e) {
-            return new ContainerFigures(-1, -1, null, null, "failed: " + e.getMessage());
+            return new ContainerFigures(-1, -1, null, null, null, "failed: " + e.getMessage());
         }
     }
 

@@ -23,17 +23,20 @@ final class ContainerRun implements AutoCloseable {
     final double idleRssMib;
     final double runnerRssMib;
     final String mcpUrl;
+    /** The published loopback port, where a front door reaches the server. */
+    final int port;
     private final String name;
     private final Path workspace;
 
     private ContainerRun(String name, Path workspace, long startMillis, double idleRssMib, double runnerRssMib,
-            String mcpUrl) {
+            String mcpUrl, int port) {
         this.name = name;
         this.workspace = workspace;
         this.startMillis = startMillis;
         this.idleRssMib = idleRssMib;
         this.runnerRssMib = runnerRssMib;
         this.mcpUrl = mcpUrl;
+        this.port = port;
     }
 
     static boolean imageAvailable() {
@@ -105,7 +108,8 @@ final class ContainerRun implements AutoCloseable {
             Thread.sleep(2_000);
             double rss = Processes.rssMib(javaPid(name));
             double runnerRss = Processes.rssMib(javaPid(name + "-runner"));
-            return new ContainerRun(name, workspace, millis, rss, runnerRss, "http://127.0.0.1:" + port + basePath + "/mcp");
+            return new ContainerRun(name, workspace, millis, rss, runnerRss, "http://127.0.0.1:" + port + basePath + "/mcp",
+                    port);
         } catch (Exception e) {
             remove(name);
             deleteTree(workspace);

@@ -44,6 +44,18 @@ final class Commands {
         return run(command, Map.of(), null, timeoutSeconds);
     }
 
+    /**
+     * Runs one of the repository's install scripts (infra/traefik/install.sh,
+     * infra/tailscale/build.sh), which print the path of what they installed on their last line.
+     */
+    static Path installed(String script, int timeoutSeconds) throws IOException, InterruptedException {
+        Result result = run(List.of(Repo.path(script).toString()), Map.of(), Repo.root(), timeoutSeconds);
+        if (result.exitCode() != 0) {
+            throw new AssertionError(script + " failed:\n" + result.output());
+        }
+        return Path.of(result.output().strip().lines().toList().getLast());
+    }
+
     /** {@code docker compose} when the v2 plugin is there, else Debian's {@code docker-compose}. */
     static List<String> compose() throws IOException, InterruptedException {
         try {

@@ -157,6 +157,17 @@ final class ComposeDeployment implements AutoCloseable {
         compose.addAll(List.of("-f", gitOverride.toString()));
     }
 
+    /**
+     * Starts the server again with {@code settings} added to what compose interpolates (the
+     * runner stays), as an operator changing a variable and running {@code make up} again does.
+     */
+    void recreateServer(Map<String, String> settings) throws Exception {
+        env.putAll(settings);
+        Commands.Result up = compose("up", "-d", "--no-deps", "server");
+        assertThat(up.exitCode()).as(up.output()).isZero();
+        awaitHealthy(Duration.ofSeconds(60));
+    }
+
     /** Whether /healthz answers 200 and says the runner is ok too. */
     boolean pairHealthy() {
         try {

@@ -13,7 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * infra/tailscale/funnel.sh against a fake {@code tailscale} on PATH that records its arguments
- * and keeps Funnel's state in a file, so each failure mode and the idempotence can be shown.
+ * and keeps Funnel's state in a file, speaking the real CLI's JSON: the paths that need a node
+ * logged in to a tailnet (Funnel permitted or not, on, already on, the CLI printing an enable URL
+ * and configuring nothing), which the real daemon of {@link FunnelCliTest} cannot reach offline.
  */
 class FunnelScriptTest {
 

@@ -74,7 +74,7 @@ class InfraFilesTest {
         assertThat(runner).containsEntry("pids_limit", 128).containsEntry("mem_limit", "1g").containsEntry("cpus", 2)
                 .containsEntry("network_mode", "none").doesNotContainKeys("ports", "networks");
         assertThat((List<String>) runner.get("volumes")).hasSize(3).anyMatch(v -> v.endsWith(":/workspace:rw"))
-                .anyMatch(v -> v.equals("channel:/run/sandbox-mcp")).anyMatch(v -> v.equals("home:/home/sandbox:nocopy"));
+                .anyMatch(v -> v.equals("channel:/run/sandbox-mcp:ro")).anyMatch(v -> v.equals("home:/home/sandbox:nocopy"));
         // The home volume is made by `make up` and outlives `make down --volumes`.
         assertThat(map(map(compose, "volumes"), "home")).containsEntry("external", true);
         assertThat(map(runner, "environment")).doesNotContainKeys("MCP_AUTH_TOKEN", "MCP_AUTH_TOKEN_SHA256");

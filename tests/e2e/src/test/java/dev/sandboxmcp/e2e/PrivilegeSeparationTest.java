@@ -184,6 +184,9 @@ class PrivilegeSeparationTest {
                         .withImagePullPolicy(name -> false)
                         .withNetworkMode(deployment.network)
                         .withEnv("MCP_AUTH_TOKEN_SHA256", ComposeDeployment.sha256Hex(deployment.token))
+                        // Where it listens for a runner (none comes): the server's own directory.
+                        .withTmpFs(Map.of("/run/sandbox-mcp", "rw,size=1m,uid=" + ComposeDeployment.SERVER_UID + ",gid="
+                                + ComposeDeployment.SERVER_UID))
                         .withCreateContainerCmdModifier(cmd -> cmd.withName(deployment.project + "-canary"))
                         .waitingFor(Wait.forLogMessage(".*listening on.*\\n", 1).withStartupTimeout(Duration.ofSeconds(60)))) {
             canary.start();

@@ -75,11 +75,32 @@ class ProtectGitScriptTest {
         List<Mount> mounts = generate(ws, Map.of());
         assertThat(readOnlyTargets(mounts)).containsExactly(
                 "/workspace/app-topic/.git",
-                "/workspace/app/.git/config", "/workspace/app/.git/hooks",
-                "/workspace/app/.git/modules/lib/config", "/workspace/app/.git/modules/lib/hooks",
+                "/workspace/app/.git/commondir", "/workspace/app/.git/config", "/workspace/app/.git/config.worktree",
+                "/workspace/app/.git/hooks", "/workspace/app/.git/modules",
+                "/workspace/app/.git/modules/lib/commondir", "/workspace/app/.git/modules/lib/config",
+                "/workspace/app/.git/modules/lib/config.worktree", "/workspace/app/.git/modules/lib/hooks",
+                "/workspace/app/.git/modules/lib/modules", "/workspace/app/.git/modules/lib/worktrees",
+                "/workspace/app/.git/worktrees", "/workspace/app/.git/worktrees/app-topic/commondir",
+                "/workspace/app/.git/worktrees/app-topic/config.worktree", "/workspace/app/.git/worktrees/app-topic/gitdir",
                 "/workspace/app/lib/.git",
-                "/workspace/group/lib/.git/config", "/workspace/group/lib/.git/hooks",
-                "/workspace/no-hooks/.git/config", "/workspace/no-hooks/.git/hooks");
+                "/workspace/group/lib/.git/commondir", "/workspace/group/lib/.git/config",
+                "/workspace/group/lib/.git/config.worktree", "/workspace/group/lib/.git/hooks",
+                "/workspace/group/lib/.git/modules", "/workspace/group/lib/.git/worktrees",
+                "/workspace/no-hooks/.git/commondir", "/workspace/no-hooks/.git/config",
+                "/workspace/no-hooks/.git/config.worktree", "/workspace/no-hooks/.git/hooks",
+                "/workspace/no-hooks/.git/modules", "/workspace/no-hooks/.git/worktrees");
+        // A main git directory's commondir names itself: git reads the same config and hooks, and no
+        // command can create one that names a planted directory.
+        assertThat(Files.readString(app.resolve(".git/commondir"))).isEqualTo(".\n");
+        assertThat(Files.readString(ws.resolve("app/.git/worktrees/app-topic/commondir"))).isEqualTo("../..\n");
+        // The host's git works as before in each, placeholders and all.
+        for (Path repo : List.of(app, ws.resolve("app-topic"), lib, ws.resolve("app/lib"), noHooks)) {
+            git(repo, "status", "--short");
+            git(repo, "worktree", "list");
+        }
+        git(app, "submodule", "status");
+        git(app, "worktree", "add", "-q", "../app-second");
+        git(ws.resolve("app-second"), "commit", "-q", "--allow-empty", "-m", "in a worktree");
         // A missing hooks directory is created (empty) so that it can be mounted and cannot be created from inside.
         assertThat(noHooks.resolve(".git/hooks")).isEmptyDirectory();
         // Every directory on the way is pinned (a mount point cannot be renamed), read-write.
@@ -94,6 +115,32 @@ class ProtectGitScriptTest {
         assertThat(readOnlyTargets(deeper)).contains("/workspace/a/b/c/d/e/.git/config")
                 .doesNotContain("/workspace/app/node_modules/dep/.git/config");
         assertThat(generate(ws, Map.of("SANDBOX_PROTECT_GIT", "off"))).isEmpty();
+    }
+
+    @Test
+    void includesHooksPathAndMissingGitDirectoriesAreHeldReadOnly() throws Exception {
+        Path ws = Files.createDirectories(temp.resolve("ws"));
+        Path repo = Files.createDirectories(ws.resolve("repo"));
+        git(repo, "init", "-q");
+        git(repo, "config", "include.path", "../../shared/present.inc"); // relative to .git/config
+        git(repo, "config", "includeIf.onbranch:main.path", "missing.inc");
+        git(repo, "config", "core.hooksPath", ".husky");
+        Files.createDirectories(ws.resolve("shared"));
+        Files.writeString(ws.resolve("shared/present.inc"), "[include]\n\tpath = nested.inc\n");
+        Path stale = Files.createDirectories(ws.resolve("stale"));
+        // A .git file whose git directory is gone (a deleted worktree's): a command could create it.
+        Files.writeString(stale.resolve(".git"), "gitdir: ../repo/.git/worktrees/gone\n");
+
+        List<String> ro = readOnlyTargets(generate(ws, Map.of()));
+        assertThat(ro).contains("/workspace/shared/present.inc", "/workspace/shared/nested.inc",
+                "/workspace/repo/.git/missing.inc", "/workspace/repo/.husky", "/workspace/stale/.git",
+                "/workspace/repo/.git/worktrees/gone");
+        // What was missing is created empty on the host, where the mounts can hold it.
+        assertThat(ws.resolve("shared/nested.inc")).isEmptyFile();
+        assertThat(repo.resolve(".git/missing.inc")).isEmptyFile();
+        assertThat(repo.resolve(".husky")).isEmptyDirectory();
+        assertThat(repo.resolve(".git/worktrees/gone")).isEmptyDirectory();
+        git(repo, "status", "--short");
     }
 
     @Test

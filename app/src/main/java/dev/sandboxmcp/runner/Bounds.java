@@ -1,0 +1,41 @@
+package dev.sandboxmcp.runner;
+
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.json.JsonFactory;
+
+/**
+ * What one side accepts in one message from the other: every parse of the channel is bounded in
+ * bytes (the line), nesting depth, tokens and string length, so that no line, however shaped,
+ * becomes more than a bounded amount of memory or work.
+ *
+ * @param lineBytes   a message's bytes, its newline not counted
+ * @param tokens      JSON tokens in one message ({@code {}} is two)
+ * @param depth       nesting of objects and arrays
+ * @param stringChars the longest string
+ */
+public record Bounds(int lineBytes, long tokens, int depth, int stringChars) {
+
+    /** Field names are ours or a tool's schema's: short. */
+    static final int NAME_CHARS = 256;
+    /** Numbers in the protocol are ids, sizes and exit codes. */
+    static final int NUMBER_CHARS = 32;
+
+    public Bounds {
+        if (lineBytes < 1024 || tokens < 64 || depth < 4 || stringChars < 256) {
+            throw new IllegalArgumentException("bounds too small to carry the protocol: " + lineBytes + " bytes, " + tokens
+                    + " tokens, depth " + depth + ", " + stringChars + " chars");
+        }
+    }
+
+    /** A parser factory that enforces these bounds. */
+    JsonFactory factory() {
+        return JsonFactory.builder().streamReadConstraints(StreamReadConstraints.builder()
+                .maxDocumentLength(lineBytes)
+                .maxTokenCount(tokens)
+                .maxNestingDepth(depth)
+                .maxStringLength(stringChars)
+                .maxNameLength(NAME_CHARS)
+                .maxNumberLength(NUMBER_CHARS)
+                .build()).build();
+    }
+}

@@ -1,0 +1,180 @@
+package dev.sandboxmcp.runner;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Who may connect: the server listens on the channel's socket, in a directory only it can write
+ * (the runner's container mounts it read-only), and a connection becomes the runner's only when
+ * its first line is a {@link Protocol.Hello} with the secret of this start, within
+ * {@link #HELLO_DEADLINE}. At most {@link #MAX_UNPROVEN} connections wait for their hello at once;
+ * the rest are closed at once. Every connection that does not prove itself is closed and logged.
+ */
+public final class ChannelListener implements AutoCloseable {
+
+    static final int MAX_UNPROVEN = 8;
+    static final Duration HELLO_DEADLINE = Duration.ofSeconds(2);
+    /** A hello is a line of about a hundred bytes. */
+    static final Bounds HELLO = new Bounds(1024, 64, 4, 256);
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelListener.class);
+
+    private final Path socket;
+    private final ServerSocketChannel listener;
+    private final RunnerLink link;
+    private final Bounds runnerSends;
+    private final Semaphore unproven = new Semaphore(MAX_UNPROVEN);
+    private final AtomicLong refusedAtOnce = new AtomicLong();
+    private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("channel-hello-deadline").daemon().factory());
+    private volatile Secret expected = Secret.random();
+    private volatile Runnable onProven = () -> { };
+    private volatile boolean closed;
+
+    private ChannelListener(Path socket, ServerSocketChannel listener, RunnerLink link, Bounds runnerSends) {
+        this.socket = socket;
+        this.listener = listener;
+        this.link = link;
+        this.runnerSends = runnerSends;
+    }
+
+    /**
+     * Listens on {@code socket} (replacing a stale one of an earlier start: the directory is the
+     * server's) and hands each runner that proves itself to {@code link}; its messages are read
+     * within {@code runnerSends}.
+     */
+    public static ChannelListener start(Path socket, RunnerLink link, Bounds runnerSends) throws IOException {
+        Files.deleteIfExists(socket);
+        ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        listener.bind(UnixDomainSocketAddress.of(socket));
+        // connect(2) needs write permission on the socket; the runner is another user.
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
+        ChannelListener channel = new ChannelListener(socket, listener, link, runnerSends);
+        Thread.ofPlatform().name("channel-accept").daemon().start(channel::acceptLoop);
+        LOG.info("listening for the runner on {}", socket);
+        return channel;
+    }
+
+    /** A new secret: from now on only a hello with it is taken; the one before is refused. */
+    Secret rotate() {
+        Secret secret = Secret.random();
+        expected = secret;
+        return secret;
+    }
+
+    /** Runs {@code action} each time a runner has proved itself, before it is welcomed. */
+    void onProven(Runnable action) {
+        onProven = action;
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            SocketChannel connection;
+            try {
+                connection = listener.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.warn("the channel's accept failed: {}", e.toString());
+                }
+                return;
+            }
+            if (!unproven.tryAcquire()) {
+                closeQuietly(connection);
+                long count = refusedAtOnce.incrementAndGet();
+                if (Long.bitCount(count) == 1) { // 1, 2, 4, 8...: a flood is logged, not logged per connection
+                    LOG.warn("closed a channel connection at once: {} already wait for their hello ({} so far)",
+                            MAX_UNPROVEN, count);
+                }
+                continue;
+            }
+            Thread.ofVirtual().name("channel-hello").start(() -> prove(connection));
+        }
+    }
+
+    private void prove(SocketChannel connection) {
+        Peer peer = new Peer(connection, Protocol.Sender.RUNNER, HELLO);
+        ScheduledFuture<?> deadline = deadlines.schedule(peer::close, HELLO_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+        boolean proven = false;
+        try {
+            Protocol.Message first = peer.receive(Protocol.Phase.HELLO);
+            deadline.cancel(false);
+            if (!(first instanceof Protocol.Hello hello)) {
+                refuse(peer, "the connection ended before its hello");
+            } else if (hello.version() != Protocol.VERSION) {
+                refuse(peer, "protocol version " + hello.version() + ", this server speaks " + Protocol.VERSION);
+            } else if (!expected.matches(hello.secret())) {
+                refuse(peer, "the secret is not this start's (the server restarted, or this is not the runner); a runner "
+                        + "that gets this exits so that its container restarts");
+            } else {
+                proven = true;
+            }
+        } catch (Protocol.Violation e) {
+            refuse(peer, "its first line is not a hello: " + e.getMessage());
+        } catch (IOException e) {
+            refuse(peer, deadline.isDone() && !deadline.isCancelled() ? "no hello within " + HELLO_DEADLINE.toMillis()
+                    + " ms" : "the connection broke before its hello: " + e.getMessage());
+        } finally {
+            deadline.cancel(false);
+            unproven.release();
+        }
+        if (proven) {
+            onProven.run();
+            peer.bound(runnerSends);
+            peer.send(new Protocol.Welcome());
+            LOG.info("the runner proved itself and is connected");
+            link.serve(peer);
+            LOG.warn("the runner's connection ended");
+        }
+    }
+
+    private static void refuse(Peer peer, String why) {
+        LOG.warn("refused a connection on the channel: {}", why);
+        peer.send(new Protocol.Refused(why.length() <= Protocol.REASON_CHARS ? why : why.substring(0, Protocol.REASON_CHARS)));
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(100); // lets the refusal go out before the close
+            } catch (InterruptedException ignored) {
+                // closing now
+            }
+            peer.close();
+        });
+    }
+
+    private static void closeQuietly(SocketChannel connection) {
+        try {
+            connection.close();
+        } catch (IOException ignored) {
+            // refusing
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            listener.close();
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            LOG.debug("closing the channel's socket: {}", e.toString());
+        }
+        deadlines.shutdownNow();
+    }
+}

@@ -1,0 +1,98 @@
+package dev.sandboxmcp.runner;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import tools.jackson.core.json.JsonFactory;
+
+/**
+ * One connection of the channel, either side: lines in through one reader (the caller's thread),
+ * lines out through one writer thread of its own, so that no caller's interrupt (a cancelled
+ * call) can ever close the connection under the others, and a message goes out whole.
+ */
+final class Peer implements AutoCloseable {
+
+    private static final byte[] END = new byte[0];
+
+    private final SocketChannel channel;
+    private final Protocol.Sender other;
+    private final BlockingQueue<byte[]> outgoing = new LinkedBlockingQueue<>();
+    private final Lines lines;
+    private volatile JsonFactory factory;
+    private volatile boolean closed;
+
+    /** {@code other}: who sends what this side reads; {@code reading}: the bounds it is read within. */
+    Peer(SocketChannel channel, Protocol.Sender other, Bounds reading) {
+        this.channel = channel;
+        this.other = other;
+        this.lines = new Lines(Channels.newInputStream(channel), reading.lineBytes());
+        this.factory = reading.factory();
+        OutputStream out = Channels.newOutputStream(channel);
+        Thread.ofVirtual().name("channel-writer").start(() -> write(out));
+    }
+
+    /** Reads within {@code reading} from now on (the hello is read within smaller bounds than calls). */
+    void bound(Bounds reading) {
+        lines.limit(reading.lineBytes());
+        this.factory = reading.factory();
+    }
+
+    /** The next message, sent in {@code phase}; null at the end of the stream. */
+    Protocol.Message receive(Protocol.Phase phase) throws IOException, Protocol.Violation {
+        if (!lines.next()) {
+            return null;
+        }
+        return Protocol.decode(lines.bytes(), lines.length(), other, phase, factory);
+    }
+
+    /** Queues {@code message}; it is dropped if the connection is closed (its calls fail as that is noticed). */
+    void send(Protocol.Message message) {
+        sendLine(Protocol.encode(message));
+    }
+
+    /** Queues a line {@link Protocol#encode} made. */
+    void sendLine(byte[] line) {
+        if (!closed) {
+            outgoing.add(line);
+        }
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    private void write(OutputStream out) {
+        try {
+            while (true) {
+                byte[] line = outgoing.take();
+                if (line == END) {
+                    return;
+                }
+                out.write(line);
+                while ((line = outgoing.poll()) != null && line != END) {
+                    out.write(line);
+                }
+                if (line == END) {
+                    return;
+                }
+                out.flush();
+            }
+        } catch (IOException | InterruptedException e) {
+            close();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        outgoing.add(END);
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package dev.sandboxmcp.runner;
+
+import dev.sandboxmcp.tools.CallCancellation;
+import dev.sandboxmcp.tools.Progress;
+import dev.sandboxmcp.tools.ToolExecutor;
+import dev.sandboxmcp.tools.ToolResponse;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.json.JsonFactory;
+
+/**
+ * The server's end of the channel: carries every call over the one connection of the runner
+ * that proved itself, multiplexed by id, and turns what comes back into tool results. The runner
+ * is untrusted: each line is parsed within {@link Bounds} and checked by its record in
+ * {@link Protocol}; every call has a deadline; a client's cancel is a {@link Protocol.Cancel}; a
+ * runner that goes away or breaks the protocol fails its calls in flight with a clear error, and
+ * the next runner that proves itself carries the calls after it.
+ */
+public final class RunnerLink implements ToolExecutor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RunnerLink.class);
+
+    private final Bounds runnerReads;
+    private final JsonFactory runnerFactory;
+    private final BiFunction<String, Map<String, Object>, Duration> deadlines;
+    private final AtomicLong ids = new AtomicLong();
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private volatile Peer peer;
+
+    /** What the runner's own health checks found: the names of those that failed. */
+    public sealed interface Health {
+        record Answered(List<String> failed) implements Health {
+        }
+
+        record Unreachable(String why) implements Health {
+        }
+    }
+
+    /** A call or ping waiting for its answer on {@code peer}. */
+    private record Pending(Peer peer, CompletableFuture<Protocol.Message> answer, Progress progress) {
+    }
+
+    /** The call could not be carried out; the message says why and what to do. */
+    private static final class Unanswered extends Exception {
+        Unanswered(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * @param runnerReads what the runner accepts in one message: a call that would break it is
+     *                    refused here, as a tool error, rather than break the connection there
+     * @param deadlines   how long a call of a tool with given arguments may take, all told
+     */
+    public RunnerLink(Bounds runnerReads, BiFunction<String, Map<String, Object>, Duration> deadlines) {
+        this.runnerReads = runnerReads;
+        this.runnerFactory = runnerReads.factory();
+        this.deadlines = deadlines;
+    }
+
+    /** Whether a runner that proved itself is connected. */
+    public boolean connected() {
+        Peer current = peer;
+        return current != null && !current.closed();
+    }
+
+    /** Carries calls over {@code proven} from now on, reading its messages on this thread until it ends. */
+    void serve(Peer proven) {
+        Peer before = peer;
+        peer = proven;
+        if (before != null) {
+            before.close();
+        }
+        String why;
+        try {
+            while (true) {
+                Protocol.Message message = proven.receive(Protocol.Phase.ESTABLISHED);
+                if (message == null) {
+                    why = "the runner stopped before it answered (a command may have killed it; it is restarted within "
+                            + "seconds); the call's outcome is unknown. Check with list_jobs or read the files before "
+                            + "repeating it";
+                    break;
+                }
+                dispatch(message);
+            }
+        } catch (Protocol.Violation | IOException e) {
+            LOG.warn("the runner broke the channel's protocol; closing its connection: {}", e.getMessage());
+            why = broken("it sent " + e.getMessage());
+        }
+        if (peer == proven) {
+            peer = null;
+        }
+        proven.close();
+        for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
+            if (entry.getValue().peer() == proven && pending.remove(entry.getKey(), entry.getValue())) {
+                entry.getValue().answer().completeExceptionally(new Unanswered(why));
+            }
+        }
+    }
+
+    private void dispatch(Protocol.Message message) {
+        switch (message) {
+            case Protocol.Progress update -> {
+                Pending call = pending.get(update.id());
+                if (call != null) {
+                    call.progress().report(update.done(), update.total(), update.message());
+                }
+            }
+            case Protocol.Reply reply -> complete(reply.id(), reply);
+            case Protocol.Pong pong -> complete(pong.id(), pong);
+            default -> throw new IllegalStateException("the table lets the runner send only progress, reply and pong");
+        }
+    }
+
+    private void complete(long id, Protocol.Message answer) {
+        Pending call = pending.remove(id);
+        if (call != null) {
+            call.answer().complete(answer);
+        } // else: an answer after the call's deadline or cancel, or to no call at all; nothing waits for it
+    }
+
+    @Override
+    public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress) {
+        return execute(tool, arguments, progress, CallCancellation.NEVER);
+    }
+
+    /** As above; a cancelled call is answered at once and cancelled at the runner (its command tree is killed). */
+    @Override
+    public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
+            CallCancellation cancellation) {
+        String target = ToolResponse.describeTarget(arguments);
+        long id = ids.incrementAndGet();
+        byte[] line;
+        try {
+            line = Protocol.encode(new Protocol.Call(id, tool, arguments));
+            Protocol.check(line, Protocol.Sender.SERVER, Protocol.Phase.ESTABLISHED, runnerReads, runnerFactory);
+        } catch (Protocol.Violation | IllegalArgumentException e) {
+            return ToolResponse.failure(target, "the call's arguments are too large for the runner (" + e.getMessage()
+                    + "); send less in one call");
+        }
+        Duration deadline = deadlines.apply(tool, arguments);
+        try {
+            AtomicBoolean cancelled = new AtomicBoolean();
+            Protocol.Message answer = exchange(id, line, deadline, progress, cancellation, cancelled);
+            if (cancelled.get()) {
+                return ToolResponse.failure(target, "cancelled (" + cancellation.reason() + "); a command and everything "
+                        + "it started were killed");
+            }
+            if (!(answer instanceof Protocol.Reply reply)) {
+                return ToolResponse.failure(target, broken("it answered a call with a " + answer.getClass().getSimpleName()));
+            }
+            return new ToolResponse(reply.error(), reply.text(), reply.error() ? null : reply.structured(), target,
+                    reply.exitCode(), reply.bytes(), reply.timedOut());
+        } catch (Unanswered e) {
+            if (!cancellation.cancelled()) { // a cancel is the client's doing, logged where it arrives
+                LOG.warn("runner call {} failed: {}", tool, e.getMessage());
+            }
+            return ToolResponse.failure(target, e.getMessage());
+        }
+    }
+
+    /** Asks the runner to run its health checks, within {@code deadline}. */
+    public Health ping(Duration deadline) {
+        long id = ids.incrementAndGet();
+        try {
+            if (exchange(id, Protocol.encode(new Protocol.Ping(id)), deadline, Progress.NONE, CallCancellation.NEVER,
+                    new AtomicBoolean()) instanceof Protocol.Pong pong) {
+                return new Health.Answered(pong.failed());
+            }
+            return new Health.Unreachable("the runner answered the ping with something else");
+        } catch (Unanswered e) {
+            return new Health.Unreachable(e.getMessage());
+        }
+    }
+
+    /** Sends {@code line} and waits for its answer; {@code cancelled} is set when a cancel went out before the answer came. */
+    private Protocol.Message exchange(long id, byte[] line, Duration deadline, Progress progress,
+            CallCancellation cancellation, AtomicBoolean cancelled) throws Unanswered {
+        Peer current = peer;
+        if (current == null || current.closed()) {
+            throw new Unanswered("the runner is not connected (it may be restarting after a crash, which takes a few "
+                    + "seconds); try again shortly");
+        }
+        Pending call = new Pending(current, new CompletableFuture<>(), progress);
+        pending.put(id, call);
+        if (current.closed()) { // it ended between the look and the registration: its reader may have missed this call
+            pending.remove(id);
+            throw new Unanswered("the runner's connection ended just now; try again shortly");
+        }
+        current.sendLine(line);
+        if (cancellation != CallCancellation.NEVER) { // its callbacks would pile up, never to run
+            cancellation.onCancel(why -> {
+                // Answered at once, as the client asked; the runner kills the command tree on its own.
+                // A cancel after the answer changes nothing.
+                if (pending.remove(id, call)) {
+                    cancelled.set(true);
+                    current.send(new Protocol.Cancel(id));
+                    call.answer().complete(new Protocol.Cancel(id));
+                }
+            });
+        }
+        try {
+            return call.answer().get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            pending.remove(id);
+            current.send(new Protocol.Cancel(id));
+            throw new Unanswered(unresponsive(deadline));
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Unanswered unanswered ? unanswered : new Unanswered(broken(e.getCause().toString()));
+        } catch (InterruptedException e) {
+            pending.remove(id);
+            current.send(new Protocol.Cancel(id));
+            Thread.currentThread().interrupt();
+            throw new Unanswered("interrupted while waiting for the runner; the call was cancelled");
+        }
+    }
+
+    private static String unresponsive(Duration deadline) {
+        return "the runner did not answer within " + deadline.toSeconds() + " s (it may be overloaded or stuck); the call "
+                + "was cancelled. Check with list_jobs or read the files before repeating it";
+    }
+
+    private static String broken(String what) {
+        return "the runner's answer was unusable (" + what + "); the server ignored it. The call's outcome is unknown: "
+                + "check with list_jobs or read the files before repeating it";
+    }
+}

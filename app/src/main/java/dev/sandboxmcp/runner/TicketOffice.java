@@ -1,0 +1,161 @@
+package dev.sandboxmcp.runner;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a runner in its own container learns the secret of this start, in the channel's directory
+ * (the server's; the runner's container mounts it read-only). The server publishes a one-time
+ * {@value #TICKET} with the secret only while no runner is connected and no process holds the
+ * lock on {@value #LOCK} (the runner holds a read lock for its whole life), and only after that
+ * lock has been free for {@code grace}: by then the container of a runner that died is gone, with
+ * every command it started (its init exits with the runner, and the kernel kills the rest of its
+ * PID namespace). It rotates the secret as it publishes, and deletes the ticket the moment a
+ * runner proves itself with it, before that runner is sent any call, so no command ever exists
+ * while the ticket does. Alongside, {@value #STATE} tells the runner's Docker health check what
+ * the server last heard from it.
+ */
+public final class TicketOffice implements AutoCloseable {
+
+    public static final String TICKET = "ticket";
+    public static final String LOCK = "runner.lock";
+    public static final String STATE = "runner.state";
+    static final Duration TICK = Duration.ofMillis(200);
+    private static final Logger LOG = LoggerFactory.getLogger(TicketOffice.class);
+
+    private final Path directory;
+    private final ChannelListener listener;
+    private final RunnerLink link;
+    private final Duration grace;
+    private final Supplier<String> health;
+    private final Thread clerk;
+    private long lockFreeSince = -1;
+    private volatile boolean published;
+    private long lastState;
+    private volatile boolean closed;
+
+    private TicketOffice(Path directory, ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health) {
+        this.directory = directory;
+        this.listener = listener;
+        this.link = link;
+        this.grace = grace;
+        this.health = health;
+        this.clerk = Thread.ofPlatform().name("channel-tickets").daemon().unstarted(this::run);
+    }
+
+    /**
+     * Starts publishing tickets in the socket's directory for {@code listener}; {@code health}
+     * gives the line written to {@value #STATE} ({@code ok} or {@code failing ...}) every few seconds.
+     */
+    public static TicketOffice start(ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health)
+            throws IOException {
+        Path directory = listener.socket().toAbsolutePath().getParent();
+        Files.deleteIfExists(directory.resolve(TICKET));
+        Path lock = directory.resolve(LOCK);
+        if (!Files.exists(lock)) {
+            Files.createFile(lock, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+        }
+        TicketOffice office = new TicketOffice(directory, listener, link, grace, health);
+        listener.onProven(office::proven);
+        office.clerk.start();
+        return office;
+    }
+
+    /** A runner proved itself with the ticket: it is deleted before the runner gets its first call. */
+    private synchronized void proven() {
+        try {
+            Files.deleteIfExists(directory.resolve(TICKET));
+        } catch (IOException e) {
+            LOG.error("could not delete the runner's ticket: {}", e.toString());
+        }
+        published = false;
+        lockFreeSince = -1;
+    }
+
+    private void run() {
+        while (!closed) {
+            try {
+                tick();
+                Thread.sleep(TICK);
+            } catch (InterruptedException e) {
+                return;
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("the channel's ticket office: {}", e.toString());
+            }
+        }
+    }
+
+    private synchronized void tick() throws IOException {
+        long now = System.nanoTime();
+        if (now - lastState > Duration.ofSeconds(5).toNanos()) {
+            lastState = now;
+            Thread.ofVirtual().start(this::writeState);
+        }
+        if (link.connected() || published) {
+            return;
+        }
+        if (lockHeld()) {
+            lockFreeSince = -1; // a runner lives and keeps its secret; it reconnects with it or exits when refused
+            return;
+        }
+        if (lockFreeSince < 0) {
+            lockFreeSince = now;
+        }
+        if (now - lockFreeSince >= grace.toNanos()) {
+            Secret secret = listener.rotate();
+            Path temporary = directory.resolve(TICKET + ".new");
+            Files.deleteIfExists(temporary);
+            Files.writeString(temporary, secret.hex() + "\n", StandardCharsets.US_ASCII, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE);
+            Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
+            Files.move(temporary, directory.resolve(TICKET), StandardCopyOption.ATOMIC_MOVE);
+            published = true;
+            LOG.info("no runner for {} ms: published a ticket for the next one", grace.toMillis());
+        }
+    }
+
+    /** Whether some process (the runner) holds a lock on {@value #LOCK}. */
+    private boolean lockHeld() throws IOException {
+        try (FileChannel channel = FileChannel.open(directory.resolve(LOCK), StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            FileLock lock = channel.tryLock();
+            if (lock == null) {
+                return true;
+            }
+            lock.release();
+            return false;
+        } catch (OverlappingFileLockException sameProcess) {
+            return true;
+        }
+    }
+
+    private void writeState() {
+        String line = (link.connected() ? health.get() : "disconnected") + " " + System.currentTimeMillis() / 1000 + "\n";
+        try {
+            Path temporary = directory.resolve(STATE + ".new");
+            Files.writeString(temporary, line, StandardCharsets.US_ASCII);
+            Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
+            Files.move(temporary, directory.resolve(STATE), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            LOG.warn("could not write the runner's state for its health check: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        clerk.interrupt();
+    }
+}

@@ -1,0 +1,265 @@
+package dev.sandboxmcp.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandboxmcp.health.HealthProbe;
+import dev.sandboxmcp.tools.CallCancellation;
+import dev.sandboxmcp.tools.LocalTools;
+import dev.sandboxmcp.tools.Progress;
+import dev.sandboxmcp.tools.SandboxTool;
+import dev.sandboxmcp.tools.ToolArguments;
+import dev.sandboxmcp.tools.ToolResponse;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The channel in one process: the server's listener and link, the runner's agent with a test tool. */
+class ChannelTest {
+
+    static final Duration DEADLINE = Duration.ofSeconds(3);
+    static final Bounds BOUNDS = new Bounds(1 << 20, 10_000, 16, 1 << 20);
+
+    @TempDir
+    Path dir;
+
+    final List<AutoCloseable> open = new ArrayList<>();
+    final AtomicBoolean refused = new AtomicBoolean();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : open.reversed()) {
+            c.close();
+        }
+    }
+
+    /** A tool that echoes "text", reports progress twice, or waits to be interrupted ("block"). */
+    static final class EchoTool implements SandboxTool {
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch interrupted = new CountDownLatch(1);
+
+        @Override
+        public McpSchema.Tool definition() {
+            return McpSchema.Tool.builder().name("echo").inputSchema(McpSchema.JsonSchema.builder().type("object").build())
+                    .build();
+        }
+
+        @Override
+        public ToolResponse call(ToolArguments arguments, Progress progress) {
+            try {
+                String text = arguments.optionalString("text", "");
+                started.countDown();
+                if (text.equals("block")) {
+                    Thread.sleep(Duration.ofMinutes(5));
+                }
+                progress.report(1, 2.0, "half");
+                progress.report(2, 2.0, "x".repeat(10_000));
+                return new ToolResponse(false, text, Map.of("echo", text, "deep", List.of(Map.of("n", 1))), "ignored", 7,
+                        42L, false);
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+                return ToolResponse.failure(null, "interrupted");
+            } catch (Exception e) {
+                return ToolResponse.failure(null, e.toString());
+            }
+        }
+    }
+
+    RunnerLink link() {
+        return new RunnerLink(BOUNDS, (tool, arguments) -> DEADLINE);
+    }
+
+    ChannelListener listen(RunnerLink link) throws Exception {
+        ChannelListener listener = ChannelListener.start(dir.resolve("runner.sock"), link, BOUNDS);
+        open.add(listener);
+        return listener;
+    }
+
+    RunnerAgent agent(ChannelListener listener, Secret secret, EchoTool tool, int maxCalls) {
+        RunnerAgent agent = RunnerAgent.start(listener.socket(), secret, new LocalTools(List.of(tool)),
+                new HealthProbe(List.of(), DEADLINE, Duration.ZERO), BOUNDS, maxCalls, () -> refused.set(true));
+        open.add(agent);
+        return agent;
+    }
+
+    /** A link with an agent of {@code tool} connected to it. */
+    RunnerLink connected(EchoTool tool, int maxCalls) throws Exception {
+        RunnerLink link = link();
+        ChannelListener listener = listen(link);
+        agent(listener, listener.rotate(), tool, maxCalls);
+        awaitConnected(link, true);
+        return link;
+    }
+
+    static void awaitConnected(RunnerLink link, boolean connected) throws InterruptedException {
+        for (int i = 0; i < 200 && link.connected() != connected; i++) {
+            Thread.sleep(25);
+        }
+        assertThat(link.connected()).isEqualTo(connected);
+    }
+
+    @Test
+    void callsRoundTripMultiplexedWithProgressAndTheTargetFromTheCall() throws Exception {
+        RunnerLink link = connected(new EchoTool(), 8);
+        List<CompletableFuture<ToolResponse>> calls = new ArrayList<>();
+        List<String> progress = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < 20; i++) {
+            String text = "héllo " + i;
+            calls.add(CompletableFuture.supplyAsync(() -> link.execute("echo", Map.of("text", text, "path", "a.txt"),
+                    (done, total, message) -> progress.add(done + "/" + total + " " + message))));
+        }
+        for (int i = 0; i < 20; i++) {
+            ToolResponse response = calls.get(i).get(10, TimeUnit.SECONDS);
+            assertThat(response.error()).as(response.text()).isFalse();
+            assertThat(response.text()).isEqualTo("héllo " + i);
+            assertThat(response.structured()).containsEntry("echo", "héllo " + i);
+            assertThat(response.exitCode()).isEqualTo(7);
+            assertThat(response.bytes()).isEqualTo(42L);
+            assertThat(response.target()).isEqualTo("a.txt");
+        }
+        assertThat(progress).hasSize(40).contains("1.0/2.0 half").allSatisfy(p -> assertThat(p).hasSizeLessThan(220));
+        assertThat(link.ping(DEADLINE)).isEqualTo(new RunnerLink.Health.Answered(List.of()));
+    }
+
+    @Test
+    void cancelIsAMessageThatInterruptsTheCallAndLeavesTheConnection() throws Exception {
+        EchoTool echo = new EchoTool();
+        RunnerLink link = connected(echo, 8);
+        CallCancellation cancellation = new CallCancellation();
+        CompletableFuture<ToolResponse> call = CompletableFuture.supplyAsync(() -> link.execute("echo",
+                Map.of("text", "block"), Progress.NONE, cancellation));
+        assertThat(echo.started.await(5, TimeUnit.SECONDS)).isTrue();
+        cancellation.cancel("the test");
+        ToolResponse response = call.get(5, TimeUnit.SECONDS);
+        assertThat(response.error()).isTrue();
+        assertThat(response.text()).contains("cancelled (the test)");
+        assertThat(echo.interrupted.await(5, TimeUnit.SECONDS)).as("the runner saw the cancel").isTrue();
+        assertThat(link.execute("echo", Map.of("text", "after"), Progress.NONE).text()).isEqualTo("after");
+    }
+
+    @Test
+    void callPastItsDeadlineIsCancelledAtTheRunner() throws Exception {
+        EchoTool echo = new EchoTool();
+        RunnerLink link = connected(echo, 8);
+        long started = System.nanoTime();
+        ToolResponse response = link.execute("echo", Map.of("text", "block"), Progress.NONE);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(DEADLINE.plusSeconds(2));
+        assertThat(response.text()).contains("did not answer within 3 s");
+        assertThat(echo.interrupted.await(5, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void noRunnerIsAClearErrorAtOnce() throws Exception {
+        RunnerLink link = link();
+        listen(link);
+        ToolResponse response = link.execute("echo", Map.of("path", "a.txt"), Progress.NONE);
+        assertThat(response.error()).isTrue();
+        assertThat(response.text()).contains("runner is not connected").contains("try again");
+        assertThat(response.target()).isEqualTo("a.txt");
+        assertThat(link.ping(DEADLINE)).isInstanceOf(RunnerLink.Health.Unreachable.class);
+    }
+
+    @Test
+    void runnerPastItsCallBoundAnswersBusy() throws Exception {
+        EchoTool echo = new EchoTool();
+        RunnerLink link = connected(echo, 1);
+        CompletableFuture<ToolResponse> blocked = CompletableFuture.supplyAsync(() -> link.execute("echo",
+                Map.of("text", "block"), Progress.NONE));
+        assertThat(echo.started.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(link.execute("echo", Map.of("text", "x"), Progress.NONE).text()).contains("busy");
+        blocked.cancel(true);
+    }
+
+    @Test
+    void runnerThatGoesAwayFailsItsCallsInFlightAndTheNextOneCarriesOn() throws Exception {
+        RunnerLink link = link();
+        ChannelListener listener = listen(link);
+        Secret secret = listener.rotate();
+        EchoTool echo = new EchoTool();
+        RunnerAgent first = agent(listener, secret, echo, 8);
+        awaitConnected(link, true);
+        CompletableFuture<ToolResponse> inFlight = CompletableFuture.supplyAsync(() -> link.execute("echo",
+                Map.of("text", "block"), Progress.NONE));
+        assertThat(echo.started.await(5, TimeUnit.SECONDS)).isTrue();
+        first.close();
+        ToolResponse lost = inFlight.get(5, TimeUnit.SECONDS);
+        assertThat(lost.error()).isTrue();
+        assertThat(lost.text()).contains("the runner stopped before it answered");
+        awaitConnected(link, false);
+        agent(listener, secret, new EchoTool(), 8);
+        awaitConnected(link, true);
+        assertThat(link.execute("echo", Map.of("text", "again"), Progress.NONE).text()).isEqualTo("again");
+    }
+
+    @Test
+    void runnerWithAnOldSecretIsRefusedAndToldSo() throws Exception {
+        RunnerLink link = link();
+        ChannelListener listener = listen(link);
+        Secret old = listener.rotate();
+        listener.rotate();
+        agent(listener, old, new EchoTool(), 8);
+        for (int i = 0; i < 200 && !refused.get(); i++) {
+            Thread.sleep(25);
+        }
+        assertThat(refused).isTrue();
+        assertThat(link.connected()).isFalse();
+    }
+
+    @Test
+    void connectionsThatDoNotProveThemselvesAreClosedAndTheRunnerStillGetsIn() throws Exception {
+        RunnerLink link = link();
+        ChannelListener listener = listen(link);
+        UnixDomainSocketAddress address = UnixDomainSocketAddress.of(listener.socket());
+        List<SocketChannel> silent = new ArrayList<>();
+        for (int i = 0; i < ChannelListener.MAX_UNPROVEN + 20; i++) { // a flood: the cap closes the rest at once
+            SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX);
+            c.connect(address);
+            silent.add(c);
+        }
+        try (SocketChannel garbage = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            Thread.sleep(ChannelListener.HELLO_DEADLINE.toMillis() + 500); // the silent ones are closed at the deadline
+            garbage.connect(address);
+            OutputStream out = Channels.newOutputStream(garbage);
+            InputStream in = Channels.newInputStream(garbage);
+            out.write("{\"kind\":\"hello\",\"version\":1,\"secret\":\"".concat("0".repeat(64)).concat("\"}\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            String answer = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).contains("\"kind\":\"refused\"").contains("secret is not this start's");
+        }
+        for (SocketChannel c : silent) {
+            assertThat(Channels.newInputStream(c).read()).as("closed by the server").isEqualTo(-1);
+            c.close();
+        }
+        agent(listener, listener.rotate(), new EchoTool(), 8);
+        awaitConnected(link, true);
+        assertThat(link.execute("echo", Map.of("text", "in"), Progress.NONE).text()).isEqualTo("in");
+    }
+
+    @Test
+    void aCallTooBigForTheRunnerIsRefusedHereAndTheConnectionStays() throws Exception {
+        RunnerLink link = connected(new EchoTool(), 8);
+        Object deep = "x";
+        for (int i = 0; i < 40; i++) {
+            deep = List.of(deep);
+        }
+        ToolResponse response = link.execute("echo", Map.of("text", "x", "deep", deep), Progress.NONE);
+        assertThat(response.text()).contains("too large for the runner").contains("nesting");
+        assertThat(link.execute("echo", Map.of("text", "still"), Progress.NONE).text()).isEqualTo("still");
+    }
+}
