@@ -11,8 +11,9 @@ import java.util.Map;
  * @param workspace   the directory the tools work in
  * @param limits      the same bounds the server announces
  * @param sweepAll    after a command, with no other command or job running, kill every process
- *                    of this user but the runner (kill -1): only ever true in the runner's own
- *                    container, where everything of that user is the runner's
+ *                    of this user but the runner and what {@code docker exec} entered: only ever
+ *                    true in the runner's own container, where everything of that user is the
+ *                    runner's or an operator's
  * @param parentPipe  the runner is the server's child: its secret is the first line of standard
  *                    input, and it exits at that input's end
  */

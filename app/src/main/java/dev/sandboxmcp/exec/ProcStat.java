@@ -4,20 +4,24 @@ import java.io.FileInputStream;
 import java.io.IOException;
 
 /**
- * The fields of {@code /proc/<pid>/stat} that {@link ProcessTree} needs, parsed from bytes: a
- * scan reads one of these per process on the machine for every command, so it allocates no
- * string and splits nothing.
+ * The fields of {@code /proc/<pid>/stat} that {@link ProcessTree} and {@link IdleSweep} need,
+ * parsed from bytes: a scan reads one of these per process on the machine for every command, so
+ * it allocates no string and splits nothing.
  *
  * @param state      the one-letter state ({@code R}, {@code S}, {@code Z}...)
- * @param session    the session id
+ * @param ppid       the parent's pid as the reader's PID namespace sees it: 0 for a parent outside
+ *                   it (the namespace's init, and whatever {@code docker exec} entered), and 0 too
+ *                   while a dead process is being released
+ * @param session    the session id (0 as well while a dead process is being released)
  * @param startTicks when the process started, in clock ticks after boot
  */
-record ProcStat(char state, long session, long startTicks) {
+record ProcStat(char state, long ppid, long session, long startTicks) {
 
     /** Enough for any stat line: the command name in it is at most 64 bytes. */
     static final int BUFFER_BYTES = 1024;
 
     /** Positions after the command name: state is the first field, then ppid, pgrp, session. */
+    private static final int PPID = 1;
     private static final int SESSION = 3;
     /** starttime is field 22 of the line, the 19th after the command name. */
     private static final int STARTTIME = 19;
@@ -44,26 +48,27 @@ record ProcStat(char state, long session, long startTicks) {
             return null;
         }
         char state = (char) line[at];
+        long ppid = -1;
         long session = -1;
         long startTicks = -1;
         int field = 0;
         for (int i = at; i < length && field <= STARTTIME; i++) {
             if (line[i] == ' ') {
                 field++;
-                if (field == SESSION || field == STARTTIME) {
+                if (field == PPID || field == SESSION || field == STARTTIME) {
                     long value = 0;
                     int j = i + 1;
                     for (; j < length && line[j] >= '0' && line[j] <= '9'; j++) {
                         value = value * 10 + (line[j] - '0');
                     }
-                    if (field == SESSION) {
-                        session = value;
-                    } else {
-                        startTicks = value;
+                    switch (field) {
+                        case PPID -> ppid = value;
+                        case SESSION -> session = value;
+                        default -> startTicks = value;
                     }
                 }
             }
         }
-        return session < 0 || startTicks < 0 ? null : new ProcStat(state, session, startTicks);
+        return ppid < 0 || session < 0 || startTicks < 0 ? null : new ProcStat(state, ppid, session, startTicks);
     }
 }

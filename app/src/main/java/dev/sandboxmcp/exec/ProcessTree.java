@@ -87,7 +87,7 @@ final class ProcessTree {
     }
 
     /** The number a /proc entry is named by, or -1 for the entries that are not processes. */
-    private static long pidOf(String name) {
+    static long pidOf(String name) {
         if (name.isEmpty() || name.length() > 18) {
             return -1;
         }

@@ -1,0 +1,134 @@
+package dev.sandboxmcp.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the idle sweep kills. Outside a container no process has a parent outside the PID
+ * namespace, so what it spares is decided here on snapshots written out, and tried for real in
+ * the e2e {@code RunnerHealthTest}; what it kills is tried here on real escaped processes too.
+ */
+class IdleSweepTest {
+
+    private static final long RUNNER = 7;
+
+    @TempDir
+    Path dir;
+    private final List<Long> started = new ArrayList<>();
+
+    @AfterEach
+    void killWhatWasStarted() {
+        started.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+    }
+
+    /** A container: the init (ppid 0), the runner under it, and what the test adds. */
+    private static Map<Long, ProcStat> container() {
+        Map<Long, ProcStat> processes = new HashMap<>();
+        processes.put(1L, new ProcStat('S', 0, 1, 100));
+        processes.put(RUNNER, new ProcStat('S', 1, 1, 110));
+        return processes;
+    }
+
+    @Test
+    void sparesTheInitTheRunnerAndWhatDockerExecEnteredWithItsDescendants() {
+        Map<Long, ProcStat> processes = container();
+        processes.put(40L, new ProcStat('S', 0, 40, 500)); // docker exec sh
+        processes.put(41L, new ProcStat('S', 40, 40, 501)); // its child
+        processes.put(42L, new ProcStat('S', 41, 42, 502)); // a grandchild in a session of its own
+        processes.put(50L, new ProcStat('S', 0, 50, 600)); // Docker's health check
+        processes.put(51L, new ProcStat('R', 50, 50, 600)); // its nc, started in the same tick
+        assertThat(IdleSweep.leftovers(processes, RUNNER)).isEmpty();
+    }
+
+    @Test
+    void killsEveryOrphanOfTheInitWhateverItsSessionNameOrEnvironment() {
+        Map<Long, ProcStat> processes = container();
+        processes.put(20L, new ProcStat('S', 1, 20, 300)); // setsid
+        processes.put(21L, new ProcStat('S', 1, 7, 301)); // double fork, still in a command's session
+        processes.put(22L, new ProcStat('S', 21, 7, 302)); // its child
+        processes.put(23L, new ProcStat('R', RUNNER, 23, 303)); // a child of the runner itself
+        assertThat(IdleSweep.leftovers(processes, RUNNER)).containsExactlyInAnyOrder(20L, 21L, 22L, 23L);
+    }
+
+    @Test
+    void whatAnOperatorsSessionLeavesBehindWhenItEndsIsSwept() {
+        Map<Long, ProcStat> processes = container();
+        processes.put(41L, new ProcStat('S', 1, 40, 501)); // the exec'd shell is gone: reparented to the init
+        assertThat(IdleSweep.leftovers(processes, RUNNER)).containsExactly(41L);
+    }
+
+    @Test
+    void aLinkThatCannotBeTrustedSparesNothing() {
+        Map<Long, ProcStat> processes = container();
+        // Its parent's pid now belongs to a docker exec process that started after it: a reused pid.
+        processes.put(60L, new ProcStat('S', 0, 60, 900));
+        processes.put(30L, new ProcStat('S', 60, 30, 400));
+        // Its parent left the snapshot while it was read.
+        processes.put(31L, new ProcStat('S', 99, 31, 400));
+        // Its parent is a zombie: it was reparented after the read.
+        processes.put(70L, new ProcStat('Z', 0, 70, 350));
+        processes.put(32L, new ProcStat('S', 70, 32, 400));
+        // Its parent is being released, when the kernel shows ppid and session 0 (and maybe a live state).
+        processes.put(80L, new ProcStat('R', 0, 0, 360));
+        processes.put(33L, new ProcStat('S', 80, 33, 400));
+        // A loop only a torn snapshot can show.
+        processes.put(34L, new ProcStat('S', 35, 34, 400));
+        processes.put(35L, new ProcStat('S', 34, 34, 400));
+        assertThat(IdleSweep.leftovers(processes, RUNNER)).contains(30L, 31L, 32L, 33L, 34L, 35L)
+                .doesNotContain(60L, 1L, RUNNER);
+    }
+
+    @Test
+    void aRunnerEnteredWithDockerExecStillSweepsItsOwnTree() {
+        Map<Long, ProcStat> processes = container();
+        processes.remove(RUNNER);
+        processes.put(90L, new ProcStat('S', 0, 90, 200)); // docker exec sh -c 'java ... runner'
+        processes.put(91L, new ProcStat('S', 90, 90, 201)); // the runner
+        processes.put(92L, new ProcStat('S', 91, 92, 300)); // a command's daemon, its parent still alive
+        processes.put(93L, new ProcStat('S', 1, 93, 301)); // an orphan
+        assertThat(IdleSweep.leftovers(processes, 91)).containsExactlyInAnyOrder(92L, 93L);
+    }
+
+    @Test
+    void killsRealEscapedDaemonsAndSparesThisProcessAndItsAncestors() throws Exception {
+        // Each escapes a different way; the outer shell exits, so they are orphans (init or a subreaper).
+        String script = """
+                setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >setsid
+                (sleep 300 </dev/null >/dev/null 2>&1 & echo $! >double) &
+                env -i /bin/sleep 300 </dev/null >/dev/null 2>&1 & echo $! >env
+                bash -c 'exec -a "x) S 0 1 1 0" sleep 300' </dev/null >/dev/null 2>&1 & echo $! >argv
+                sh -c 'printf "x) S 0 1 1 0" >/proc/$$/comm; echo $$ >comm; sleep 300; :' </dev/null >/dev/null 2>&1 &
+                wait_for() { while [ ! -s "$1" ]; do sleep 0.01; done; }
+                for f in setsid double env argv comm; do wait_for $f; done
+                """;
+        Process outer = new ProcessBuilder("/bin/sh", "-c", script).directory(dir.toFile()).start();
+        assertThat(outer.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        Map<String, Long> daemons = new HashMap<>();
+        for (String way : List.of("setsid", "double", "env", "argv", "comm")) {
+            long pid = Long.parseLong(Files.readString(dir.resolve(way), StandardCharsets.US_ASCII).strip());
+            started.add(pid);
+            daemons.put(way, pid);
+        }
+        Thread.sleep(100); // `exec -a` and the rename take effect
+        Map<Long, ProcStat> processes = IdleSweep.snapshot(new byte[ProcStat.BUFFER_BYTES]);
+        assertThat(processes.get(daemons.get("comm")).ppid()).as("a name that mimics a stat line fools no parser")
+                .isNotZero();
+        long self = ProcessHandle.current().pid();
+        var leftovers = IdleSweep.leftovers(processes, self);
+        assertThat(leftovers).containsAll(daemons.values()).doesNotContain(self, 1L);
+        for (ProcessHandle up = ProcessHandle.current().parent().orElse(null); up != null; up = up.parent().orElse(null)) {
+            assertThat(leftovers).as("an ancestor of the runner").doesNotContain(up.pid());
+        }
+    }
+}
