@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The runner's health in the deployment as composed, while commands run every 2 s for 5 minutes
@@ -23,9 +25,11 @@ import org.junit.jupiter.api.Test;
  * operator's {@code docker exec} sessions (one detached, one interactive, each with a child)
  * survive to the end, and what commands leave behind is swept every time it is planted. It reads
  * Docker's health status only, never the check's transport. {@code -Dsandbox.health.seconds}
- * shortens the run for a quick try.
+ * shortens the run for a quick try. It runs beside the other classes (junit-platform.properties):
+ * it only waits between its commands, in a deployment of its own.
  */
 @RequiresDocker
+@Execution(ExecutionMode.CONCURRENT)
 class RunnerHealthTest {
 
     private static final Duration RUN = Duration.ofSeconds(Long.getLong("sandbox.health.seconds", 300));
