@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Writes a bare JSON-RPC 2.0 error response. */
+/** Writes every refusal the HTTP side makes: a bare JSON-RPC 2.0 error response with the problem's status. */
 final class JsonRpcErrors {
 
     static final int PARSE_ERROR = -32700;
@@ -20,7 +20,8 @@ final class JsonRpcErrors {
     private JsonRpcErrors() {
     }
 
-    static void write(HttpServletResponse response, int status, Object id, Problem problem) throws IOException {
+    /** Writes {@code problem} as the response, answering the message {@code id} (null when not known). */
+    static void write(HttpServletResponse response, Object id, Problem problem) throws IOException {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("code", problem.code());
         error.put("message", problem.message());
@@ -29,7 +30,7 @@ final class JsonRpcErrors {
         body.put("id", id);
         body.put("error", error);
         byte[] bytes = JSON.writeValueAsBytes(body);
-        response.setStatus(status);
+        response.setStatus(problem.status());
         response.setContentType("application/json;charset=utf-8");
         response.setContentLength(bytes.length);
         response.getOutputStream().write(bytes);
