@@ -34,12 +34,10 @@ class BodyShapesProcessTest {
             + "\"arguments\":{\"path\":\"shape.txt\",\"content\":";
     static final String TAIL = "}}}";
 
-    @TempDir
-    Path temp;
     ServerProcessTest.Server server;
 
     @BeforeAll
-    void start() throws Exception {
+    void start(@TempDir Path temp) throws Exception {
         ServerProcessTest host = new ServerProcessTest();
         host.temp = temp;
         server = ServerProcessTest.Server.start(host, Map.of("MCP_AUTH_TOKEN", ServerProcessTest.TOKEN),
@@ -48,7 +46,9 @@ class BodyShapesProcessTest {
 
     @AfterAll
     void stop() {
-        server.close();
+        if (server != null) {
+            server.close();
+        }
     }
 
     /** The shapes, each a whole body of at most the limit; what a refusal of each must name. */
@@ -66,6 +66,9 @@ class BodyShapesProcessTest {
         shapes.put("objects at the token limit, wide string", new Shape(HEAD + "[" + objects + ",\""
                 + "\u0101".repeat((LIMIT - HEAD.length() - objects.length() - TAIL.length() - 8) / 2) + "\"]" + TAIL,
                 "budget"));
+        shapes.put("objects at the token limit", new Shape(HEAD + "[" + objects + "]" + TAIL, "budget"));
+        shapes.put("one wide string of the limit", new Shape(HEAD + "\"" + "\u0101".repeat((LIMIT - HEAD.length()
+                - TAIL.length() - 2) / 2) + "\"" + TAIL, "budget"));
         shapes.put("one string of the limit", new Shape(HEAD + "\"" + "x".repeat(LIMIT - HEAD.length() - TAIL.length() - 2)
                 + "\"" + TAIL, "limit"));
         shapes.put("one byte past the limit", new Shape(HEAD + "\"" + "x".repeat(LIMIT - HEAD.length() - TAIL.length() - 1)
@@ -97,7 +100,10 @@ class BodyShapesProcessTest {
     }
 
     CompletableFuture<HttpResponse<String>> send(byte[] body) {
+        // Expect: 100-continue, as curl sends it for large bodies: a body refused on its declared
+        // length is answered before it is sent, rather than the connection closed under the client.
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port + "/mcp-sandbox/mcp"))
+                .expectContinue(true)
                 .header("Authorization", "Bearer " + ServerProcessTest.TOKEN)
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")

@@ -15,7 +15,8 @@ import java.util.List;
 
 /**
  * Reads a message POST's body as it arrives, in chunks, each charged to the
- * {@link RequestBodyBudget} before it is read, and hands it on as a {@link ReceivedBody} holding
+ * {@link RequestBodyBudget} before it is read (for its bytes: what its parse costs is charged once
+ * the envelope check has counted its tokens, and a body refused there never costs more), and hands it on as a {@link ReceivedBody} holding
  * the charge until the message is answered. A body past {@code maxBytes} is answered 413 (unread
  * when its declared length already says so); one that finds no room in the budget in time, 503
  * with {@code Retry-After}. What a body holds is what it has sent: declaring 8 MiB and sending
@@ -47,39 +48,57 @@ final class BodySizeFilter implements Filter {
             JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
             return;
         }
+        if (declared * JsonBounds.COST_PER_BYTE > budget.capacity()) {
+            JsonRpcErrors.write(response, null, Problem.tooCostly(declared * JsonBounds.COST_PER_BYTE, budget.capacity()));
+            return;
+        }
         try (RequestBodyBudget.Charge charge = budget.open()) {
-            List<byte[]> chunks = read(request.getInputStream(), declared, charge);
-            if (chunks == null) {
-                charge.close();
-                discard(request.getInputStream());
-                response.setHeader("Retry-After", "5");
-                JsonRpcErrors.write(response, null, Problem.busy(budget.capacity()));
-                return;
+            Received received = read(request.getInputStream(), declared, charge);
+            switch (received.outcome()) {
+                case CHARGED -> {
+                    if (received.length() > maxBytes) {
+                        JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
+                    } else {
+                        chain.doFilter(new ReceivedBody(request, received.chunks(), charge), res);
+                    }
+                }
+                case BUSY -> {
+                    charge.close();
+                    discard(request.getInputStream());
+                    response.setHeader("Retry-After", "5");
+                    JsonRpcErrors.write(response, null, Problem.busy(budget.capacity()));
+                }
+                case PAST_THE_BUDGET -> {
+                    charge.close();
+                    discard(request.getInputStream());
+                    JsonRpcErrors.write(response, null,
+                            Problem.tooCostly(received.length() * JsonBounds.COST_PER_BYTE, budget.capacity()));
+                }
             }
-            if (chunks.stream().mapToLong(c -> c.length).sum() > maxBytes) {
-                JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
-                return;
-            }
-            chain.doFilter(new ReceivedBody(request, chunks, charge), res);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for room for a body", e);
         }
     }
 
+    /** The chunks read, their length, and whether the budget had room for all of them. */
+    private record Received(List<byte[]> chunks, long length, RequestBodyBudget.Outcome outcome) {
+    }
+
     /**
      * The body in chunks, up to one byte past the cap (so that a larger chunked body is seen to
-     * be larger), each charged before it is read; null when the budget had no room in time.
+     * be larger), each charged before it is read; stops at the first chunk the budget has no room for.
      */
-    private List<byte[]> read(InputStream in, long declared, RequestBodyBudget.Charge charge)
+    private Received read(InputStream in, long declared, RequestBodyBudget.Charge charge)
             throws IOException, InterruptedException {
         List<byte[]> chunks = new ArrayList<>();
         long limit = declared >= 0 ? declared : maxBytes + 1L;
         long total = 0;
         while (total < limit) {
             int size = (int) Math.min(CHUNK, limit - total);
-            if (!charge.add(size)) {
-                return null;
+            RequestBodyBudget.Outcome outcome = charge.add(size);
+            if (outcome != RequestBodyBudget.Outcome.CHARGED) {
+                return new Received(chunks, total + size, outcome);
             }
             byte[] chunk = new byte[size];
             int n = in.readNBytes(chunk, 0, size);
@@ -95,7 +114,7 @@ final class BodySizeFilter implements Filter {
                 break;
             }
         }
-        return chunks;
+        return new Received(chunks, total, RequestBodyBudget.Outcome.CHARGED);
     }
 
     /** Reads the rest of a refused body into nothing: a client still sending it would otherwise see a reset. */

@@ -78,20 +78,24 @@ final class JsonRpcEnvelopeFilter implements Filter {
             JsonRpcErrors.write(response, id instanceof String || id instanceof Number ? id : null, problem);
             return;
         }
-        long cost = JsonBounds.worstCost(body.length(), scan.tokens) - body.length(); // the bytes are charged
+        long cost = JsonBounds.worstCost(body.length(), scan.tokens) - body.length();
+        RequestBodyBudget.Charge charge = body.charge();
+        RequestBodyBudget.Outcome outcome;
         try {
-            if (body.charge().exceedsBudget(cost)) {
-                JsonRpcErrors.write(response, message.get("id"), Problem.tooCostly(cost + body.length(), body.charge().capacity()));
-                return;
-            }
-            if (!body.charge().add(cost)) {
-                response.setHeader("Retry-After", "5");
-                JsonRpcErrors.write(response, message.get("id"), Problem.busy(body.charge().capacity()));
-                return;
-            }
+            outcome = charge.add(cost); // the bytes are charged already, as they arrived
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for room for a body", e);
+        }
+        if (outcome == RequestBodyBudget.Outcome.PAST_THE_BUDGET) {
+            JsonRpcErrors.write(response, message.get("id"),
+                    Problem.tooCostly(JsonBounds.worstCost(body.length(), scan.tokens), charge.capacity()));
+            return;
+        }
+        if (outcome == RequestBodyBudget.Outcome.BUSY) {
+            response.setHeader("Retry-After", "5");
+            JsonRpcErrors.write(response, message.get("id"), Problem.busy(charge.capacity()));
+            return;
         }
         request.setAttribute(MESSAGE_ATTRIBUTE, message);
         chain.doFilter(req, res);

@@ -5,13 +5,22 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Bounds the heap that MCP message bodies in flight may cost at once. A body is charged as its
- * bytes arrive, and once parsed for what its shape costs ({@link JsonBounds#worstCost}), so a
- * client that declares a large body and sends it slowly holds only what it has sent. Without a
- * bound a burst of large messages exhausts the heap and takes every running command down with the
- * server. Past the budget a body waits a little, then is refused as busy.
+ * Bounds the heap that MCP message bodies in flight may cost at once. A body is charged for its
+ * bytes as they arrive, and once scanned for what its parse will cost ({@link JsonBounds#worstCost}), so a client that declares a large body and sends it slowly holds only
+ * what it has sent. Without a bound a burst of large messages exhausts the heap and takes every
+ * running command down with the server.
+ *
+ * <p>A body that holds nothing yet may wait for room up to the budget's wait. A body that already
+ * holds part of the budget waits at most {@link #HOLDING_WAIT} for more: bodies that each hold a
+ * part and wait for the rest would otherwise wait for one another until every one timed out.
  */
 final class RequestBodyBudget {
+
+    /** The longest a body already holding part of the budget waits for more before it is refused as busy. */
+    static final Duration HOLDING_WAIT = Duration.ofSeconds(1);
+
+    /** What asking for more of the budget came to. */
+    enum Outcome { CHARGED, BUSY, PAST_THE_BUDGET }
 
     private final int capacity;
     private final Semaphore bytes;
@@ -19,7 +28,8 @@ final class RequestBodyBudget {
 
     RequestBodyBudget(int capacityBytes, Duration wait) {
         this.capacity = capacityBytes;
-        this.bytes = new Semaphore(capacityBytes, true);
+        // Not fair: a small body finding room goes ahead of a large one waiting for much more.
+        this.bytes = new Semaphore(capacityBytes, false);
         this.wait = wait;
     }
 
@@ -37,7 +47,7 @@ final class RequestBodyBudget {
         return new Charge(System.nanoTime() + wait.toNanos());
     }
 
-    /** What one body holds of the budget; every wait it makes together is bounded by the budget's wait. */
+    /** What one body holds of the budget; all its waits together end at the budget's wait. */
     final class Charge implements AutoCloseable {
         private final long deadline;
         private long held;
@@ -46,33 +56,25 @@ final class RequestBodyBudget {
             this.deadline = deadline;
         }
 
-        /**
-         * Adds {@code cost} bytes to the charge, waiting for room until the body's deadline; false
-         * when no room came free in time, or when the charge would pass the whole budget.
-         */
-        boolean add(long cost) throws InterruptedException {
-            if (cost <= 0) {
-                return true;
-            }
-            if (exceedsBudget(cost)) {
-                return false;
-            }
-            long left = deadline - System.nanoTime();
-            if (!bytes.tryAcquire((int) cost, Math.max(0, left), TimeUnit.NANOSECONDS)) {
-                return false;
-            }
-            held += cost;
-            return true;
-        }
-
-        /** The whole budget's size. */
         int capacity() {
             return capacity;
         }
 
-        /** Whether adding {@code cost} would pass the whole budget, so that no wait can make room for it. */
-        boolean exceedsBudget(long cost) {
-            return held + cost > capacity;
+        /** Adds {@code cost} bytes to the charge, waiting for room as the class comment says. */
+        Outcome add(long cost) throws InterruptedException {
+            if (cost <= 0) {
+                return Outcome.CHARGED;
+            }
+            if (held + cost > capacity) {
+                return Outcome.PAST_THE_BUDGET;
+            }
+            long left = Math.max(0, deadline - System.nanoTime());
+            long waitNanos = held == 0 ? left : Math.min(left, HOLDING_WAIT.toNanos());
+            if (!bytes.tryAcquire((int) cost, waitNanos, TimeUnit.NANOSECONDS)) {
+                return Outcome.BUSY;
+            }
+            held += cost;
+            return Outcome.CHARGED;
         }
 
         /** Gives back {@code cost} bytes of the charge (a chunk that was not filled). */
