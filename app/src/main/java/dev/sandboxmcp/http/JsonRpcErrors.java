@@ -4,6 +4,7 @@ import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -22,6 +23,15 @@ final class JsonRpcErrors {
 
     /** Writes {@code problem} as the response, answering the message {@code id} (null when not known). */
     static void write(HttpServletResponse response, Object id, Problem problem) throws IOException {
+        byte[] bytes = bytes(id, problem);
+        response.setStatus(problem.status());
+        response.setContentType("application/json;charset=utf-8");
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
+    }
+
+    /** The body of {@code problem}'s response, for a refusal written below the servlets. */
+    static byte[] bytes(Object id, Problem problem) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("code", problem.code());
         error.put("message", problem.message());
@@ -29,10 +39,10 @@ final class JsonRpcErrors {
         body.put("jsonrpc", "2.0");
         body.put("id", id);
         body.put("error", error);
-        byte[] bytes = JSON.writeValueAsBytes(body);
-        response.setStatus(problem.status());
-        response.setContentType("application/json;charset=utf-8");
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
+        try {
+            return JSON.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new UncheckedIOException("a map of strings and numbers always serializes", e);
+        }
     }
 }

@@ -57,6 +57,11 @@ record Problem(int status, int code, String message) {
                 + " bytes (half the server's heap); send it in smaller parts");
     }
 
+    static Problem tooManyConnections(int max) {
+        return new Problem(503, JsonRpcErrors.INTERNAL_ERROR, "too many connections: " + max
+                + " are open, the most allowed (MCP_MAX_CONNECTIONS); retry shortly");
+    }
+
     static Problem busy(int budget) {
         return new Problem(503, JsonRpcErrors.INTERNAL_ERROR, "the server is busy with other large messages (the "
                 + "budget for bodies in flight is " + budget + " bytes of heap); retry in a few seconds");
