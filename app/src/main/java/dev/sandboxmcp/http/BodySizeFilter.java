@@ -114,6 +114,11 @@ final class BodySizeFilter implements Filter {
                 break;
             }
         }
+        if (declared >= 0 && total == declared && in.read() >= 0) {
+            total++; // more than declared (the framing forbids it): refused as too large, if past the cap
+        }
+        // Reading to the end lets the connection see the request complete, which cancels its body
+        // deadline (ReadDeadline); stopping at the declared length left it to close a long call.
         return new Received(chunks, total, RequestBodyBudget.Outcome.CHARGED);
     }
 
