@@ -16,7 +16,8 @@ import java.util.List;
  * Requires exactly one {@code Authorization: Bearer <token>} header on every request but the
  * health probes. The SHA-256 digests of the sent and expected tokens are compared in constant
  * time, so neither the comparison's duration nor an early exit tells a guesser how close it was.
- * A refusal is a bare 401 with {@code WWW-Authenticate: Bearer} and no detail.
+ * A refusal is a 401 with {@code WWW-Authenticate: Bearer} and a JSON-RPC error that says what a
+ * request must carry, never how close it came.
  */
 final class BearerTokenFilter implements Filter {
 
@@ -38,10 +39,8 @@ final class BearerTokenFilter implements Filter {
             return;
         }
         HttpServletResponse response = (HttpServletResponse) res;
-        response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
         response.setHeader("WWW-Authenticate", "Bearer");
-        response.setContentType("text/plain;charset=utf-8");
-        response.getWriter().write("unauthorized\n");
+        JsonRpcErrors.write(response, null, Problem.unauthorized());
     }
 
     private boolean authorized(HttpServletRequest request) {

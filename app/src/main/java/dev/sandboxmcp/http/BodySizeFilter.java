@@ -8,42 +8,127 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
- * Caps a message POST's body at {@code maxBytes}: a larger one is answered 413, unread when its
- * declared length already says so. A body within the cap is read here (a chunked body's size is
- * known only once read) and handed on as a {@link BufferedBodyRequest}.
+ * Reads a message POST's body as it arrives, in chunks, each charged to the
+ * {@link RequestBodyBudget} before it is read (for its bytes: what its parse costs is charged once
+ * the envelope check has counted its tokens, and a body refused there never costs more), and hands it on as a {@link ReceivedBody} holding
+ * the charge until the message is answered. A body past {@code maxBytes} is answered 413 (unread
+ * when its declared length already says so); one that finds no room in the budget in time, 503
+ * with {@code Retry-After}. What a body holds is what it has sent: declaring 8 MiB and sending
+ * nothing holds nothing, so slow clients cannot starve the others.
  */
 final class BodySizeFilter implements Filter {
 
-    private final int maxBytes;
+    /** Bytes read, and charged, at a time. */
+    static final int CHUNK = 64 * 1024;
 
-    BodySizeFilter(int maxBytes) {
+    private final int maxBytes;
+    private final RequestBodyBudget budget;
+
+    BodySizeFilter(int maxBytes, RequestBodyBudget budget) {
         this.maxBytes = maxBytes;
+        this.budget = budget;
     }
 
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
+        HttpServletResponse response = (HttpServletResponse) res;
         if (!"POST".equals(request.getMethod())) {
             chain.doFilter(req, res);
             return;
         }
-        if (request.getContentLengthLong() > maxBytes) {
-            tooLarge((HttpServletResponse) res);
+        long declared = request.getContentLengthLong();
+        if (declared > maxBytes) {
+            JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
             return;
         }
-        byte[] body = request.getInputStream().readNBytes(maxBytes + 1);
-        if (body.length > maxBytes) {
-            tooLarge((HttpServletResponse) res);
+        if (declared * JsonBounds.COST_PER_BYTE > budget.capacity()) {
+            JsonRpcErrors.write(response, null, Problem.tooCostly(declared * JsonBounds.COST_PER_BYTE, budget.capacity()));
             return;
         }
-        chain.doFilter(new BufferedBodyRequest(request, body), res);
+        try (RequestBodyBudget.Charge charge = budget.open()) {
+            Received received = read(request.getInputStream(), declared, charge);
+            switch (received.outcome()) {
+                case CHARGED -> {
+                    if (received.length() > maxBytes) {
+                        JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
+                    } else {
+                        chain.doFilter(new ReceivedBody(request, received.chunks(), charge), res);
+                    }
+                }
+                case BUSY -> {
+                    charge.close();
+                    discard(request.getInputStream());
+                    response.setHeader("Retry-After", "5");
+                    JsonRpcErrors.write(response, null, Problem.busy(budget.capacity()));
+                }
+                case PAST_THE_BUDGET -> {
+                    charge.close();
+                    discard(request.getInputStream());
+                    JsonRpcErrors.write(response, null,
+                            Problem.tooCostly(received.length() * JsonBounds.COST_PER_BYTE, budget.capacity()));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for room for a body", e);
+        }
     }
 
-    private void tooLarge(HttpServletResponse response) throws IOException {
-        response.setStatus(HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE);
-        response.setContentType("text/plain;charset=utf-8");
-        response.getWriter().write("request body larger than " + maxBytes + " bytes\n");
+    /** The chunks read, their length, and whether the budget had room for all of them. */
+    private record Received(List<byte[]> chunks, long length, RequestBodyBudget.Outcome outcome) {
+    }
+
+    /**
+     * The body in chunks, up to one byte past the cap (so that a larger chunked body is seen to
+     * be larger), each charged before it is read; stops at the first chunk the budget has no room for.
+     */
+    private Received read(InputStream in, long declared, RequestBodyBudget.Charge charge)
+            throws IOException, InterruptedException {
+        List<byte[]> chunks = new ArrayList<>();
+        long limit = declared >= 0 ? declared : maxBytes + 1L;
+        long total = 0;
+        while (total < limit) {
+            int size = (int) Math.min(CHUNK, limit - total);
+            RequestBodyBudget.Outcome outcome = charge.add(size);
+            if (outcome != RequestBodyBudget.Outcome.CHARGED) {
+                return new Received(chunks, total + size, outcome);
+            }
+            byte[] chunk = new byte[size];
+            int n = in.readNBytes(chunk, 0, size);
+            if (n < size) {
+                charge.refund(size - n);
+                chunk = Arrays.copyOf(chunk, n);
+            }
+            if (n > 0) {
+                chunks.add(chunk);
+            }
+            total += n;
+            if (n < size) {
+                break;
+            }
+        }
+        if (declared >= 0 && total == declared && in.read() >= 0) {
+            total++; // more than declared (the framing forbids it): refused as too large, if past the cap
+        }
+        // Reading to the end lets the connection see the request complete, which cancels its body
+        // deadline (ReadDeadline); stopping at the declared length left it to close a long call.
+        return new Received(chunks, total, RequestBodyBudget.Outcome.CHARGED);
+    }
+
+    /** Reads the rest of a refused body into nothing: a client still sending it would otherwise see a reset. */
+    private void discard(InputStream in) throws IOException {
+        byte[] buffer = new byte[16384];
+        long left = maxBytes + 1L;
+        int n;
+        while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0) {
+            left -= n;
+        }
     }
 }

@@ -24,17 +24,18 @@ import org.slf4j.LoggerFactory;
 final class ConnectionCap implements SelectorManager.AcceptListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionCap.class);
-    private static final String BODY = "too many connections; retry shortly\n";
-    private static final ByteBuffer REFUSAL = ByteBuffer.wrap(("HTTP/1.1 503 Service Unavailable\r\n"
-            + "Content-Type: text/plain;charset=utf-8\r\nContent-Length: " + BODY.length() + "\r\n"
-            + "Retry-After: 1\r\nConnection: close\r\n\r\n" + BODY).getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
-
     private final int max;
+    private final ByteBuffer refusal;
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicBoolean refusing = new AtomicBoolean();
 
     ConnectionCap(int max) {
         this.max = max;
+        byte[] body = JsonRpcErrors.bytes(null, Problem.tooManyConnections(max));
+        byte[] head = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json;charset=utf-8\r\n"
+                + "Content-Length: " + body.length + "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
+        this.refusal = ByteBuffer.allocate(head.length + body.length).put(head).put(body).flip().asReadOnlyBuffer();
     }
 
     @Override
@@ -65,9 +66,9 @@ final class ConnectionCap implements SelectorManager.AcceptListener {
     }
 
     /** Writes the refusal (a new socket's send buffer takes it whole) and closes; never blocks. */
-    private static void refuse(SocketChannel channel) {
+    private void refuse(SocketChannel channel) {
         try (channel) {
-            channel.write(REFUSAL.duplicate());
+            channel.write(refusal.duplicate());
             channel.shutdownOutput();
             // Take in what has already arrived of the request: closing with unread input would
             // send a reset, and a reset can destroy the answer before the client reads it.

@@ -17,6 +17,7 @@ import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.eclipse.jetty.http.HttpStatus;
 
 /**
  * The SDK's HTTP transports answer some failures with a serialized Java exception: class names,
@@ -47,6 +48,23 @@ final class ErrorBodyFilter implements Filter {
         public void setStatus(int sc) {
             status = sc;
             super.setStatus(sc);
+        }
+
+        /** The transport's bare refusals (404, 405, 503 while shutting down) in the same shape as every other. */
+        @Override
+        public void sendError(int sc, String reason) throws IOException {
+            setStatus(sc);
+            String text = reason == null || reason.contains("Exception") ? HttpStatus.getMessage(sc) : reason;
+            int code = sc >= 500 ? JsonRpcErrors.INTERNAL_ERROR : JsonRpcErrors.INVALID_REQUEST;
+            held = null;
+            heldWriter = null;
+            JsonRpcErrors.write((HttpServletResponse) getResponse(), null, new Problem(sc, code, text.lines().findFirst()
+                    .orElse(HttpStatus.getMessage(sc))));
+        }
+
+        @Override
+        public void sendError(int sc) throws IOException {
+            sendError(sc, null);
         }
 
         @Override
@@ -95,7 +113,7 @@ final class ErrorBodyFilter implements Filter {
             } catch (IOException | RuntimeException notJson) {
                 // keep the generic message
             }
-            JsonRpcErrors.write((HttpServletResponse) getResponse(), status, null, new Problem(code, message));
+            JsonRpcErrors.write((HttpServletResponse) getResponse(), null, new Problem(status, code, message));
         }
     }
 }

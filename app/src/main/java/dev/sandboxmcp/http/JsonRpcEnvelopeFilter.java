@@ -1,8 +1,5 @@
 package dev.sandboxmcp.http;
 
-import io.modelcontextprotocol.json.McpJsonDefaults;
-import io.modelcontextprotocol.json.McpJsonMapper;
-import io.modelcontextprotocol.json.TypeRef;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -11,20 +8,45 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.InputStream;
+import java.util.HashMap;
 import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.exc.StreamConstraintsException;
+import tools.jackson.core.json.JsonFactory;
 
 /**
- * Checks the JSON-RPC envelope of every MCP message POST before the SDK sees it, and answers
- * what it cannot accept with a proper JSON-RPC error (HTTP 400). The SDK answers some malformed
- * messages (params that are not an object, batches) with a 500 whose body is a serialized Java
- * exception; this filter makes sure they never get that far. A message that passes is left on
- * the request for the filters after this one ({@link #MESSAGE_ATTRIBUTE}).
+ * Checks the JSON-RPC envelope of every MCP message POST before the SDK sees it, in one streaming
+ * pass that builds no tree, and answers what it cannot accept with a JSON-RPC error (HTTP 400):
+ * not one JSON object, nested deeper or holding more tokens than {@link JsonBounds} allows, an
+ * envelope the SDK would answer with a serialized Java exception (params that are not an object,
+ * batches). A message that passes is charged to the body budget for what its shape costs once the
+ * SDK parses it ({@link JsonBounds#worstCost}), and its envelope (jsonrpc, id, method, and of
+ * params only name, requestId and reason) is left on the request for the filters after this one
+ * ({@link #MESSAGE_ATTRIBUTE}).
  */
 final class JsonRpcEnvelopeFilter implements Filter {
 
-    private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
-    /** Request attribute holding the message this filter parsed and passed (a {@code Map<String, Object>}). */
+    /** Request attribute holding the envelope of the message this filter passed (a {@code Map<String, Object>}). */
     static final String MESSAGE_ATTRIBUTE = "sandbox-mcp.jsonrpc-message";
+    /** Stands for a value that is an array or an object where the envelope wants a scalar. */
+    private static final Object STRUCTURE = new Object() {
+        @Override
+        public String toString() {
+            return "(structure)";
+        }
+    };
+
+    private final JsonBounds bounds;
+    private final JsonFactory json;
+
+    JsonRpcEnvelopeFilter(JsonBounds bounds) {
+        this.bounds = bounds;
+        this.json = bounds.factory();
+    }
 
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
@@ -34,21 +56,45 @@ final class JsonRpcEnvelopeFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        byte[] body = BufferedBodyRequest.bodyOf(request);
-        Map<String, Object> message;
-        try {
-            message = JSON.readValue(body, new TypeRef<Map<String, Object>>() {
-            });
-        } catch (IOException | RuntimeException e) {
-            JsonRpcErrors.write(response, 400, null, looksLikeJsonArray(body)
-                    ? Problem.invalidRequest("batches are not supported; send one message per request")
-                    : Problem.parseError("the body is not a JSON object"));
+        ReceivedBody body = ReceivedBody.of(request);
+        Scan scan;
+        try (InputStream in = body.open()) {
+            scan = new Scan(json.createParser(ObjectReadContext.empty(), in), bounds);
+            scan.message();
+        } catch (Refused refused) {
+            JsonRpcErrors.write(response, null, refused.problem);
+            return;
+        } catch (StreamConstraintsException tooLong) {
+            JsonRpcErrors.write(response, null, Problem.tooLong(bounds));
+            return;
+        } catch (JacksonException notJson) {
+            JsonRpcErrors.write(response, null, Problem.parseError("the body is not a JSON object"));
             return;
         }
+        Map<String, Object> message = scan.top;
         Problem problem = problemWith(message);
         if (problem != null) {
-            Object id = message == null ? null : message.get("id");
-            JsonRpcErrors.write(response, 400, id instanceof String || id instanceof Number ? id : null, problem);
+            Object id = message.get("id");
+            JsonRpcErrors.write(response, id instanceof String || id instanceof Number ? id : null, problem);
+            return;
+        }
+        long cost = JsonBounds.worstCost(body.length(), scan.tokens) - body.length();
+        RequestBodyBudget.Charge charge = body.charge();
+        RequestBodyBudget.Outcome outcome;
+        try {
+            outcome = charge.add(cost); // the bytes are charged already, as they arrived
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for room for a body", e);
+        }
+        if (outcome == RequestBodyBudget.Outcome.PAST_THE_BUDGET) {
+            JsonRpcErrors.write(response, message.get("id"),
+                    Problem.tooCostly(JsonBounds.worstCost(body.length(), scan.tokens), charge.capacity()));
+            return;
+        }
+        if (outcome == RequestBodyBudget.Outcome.BUSY) {
+            response.setHeader("Retry-After", "5");
+            JsonRpcErrors.write(response, message.get("id"), Problem.busy(charge.capacity()));
             return;
         }
         request.setAttribute(MESSAGE_ATTRIBUTE, message);
@@ -57,9 +103,6 @@ final class JsonRpcEnvelopeFilter implements Filter {
 
     /** What is wrong with the envelope, or null when the SDK can take it. */
     static Problem problemWith(Map<String, Object> message) {
-        if (message == null) {
-            return Problem.invalidRequest("the body is not a JSON object");
-        }
         if (!"2.0".equals(message.get("jsonrpc"))) {
             return Problem.invalidRequest("\"jsonrpc\" must be \"2.0\"");
         }
@@ -91,12 +134,121 @@ final class JsonRpcEnvelopeFilter implements Filter {
         return null;
     }
 
-    private static boolean looksLikeJsonArray(byte[] body) {
-        for (byte b : body) {
-            if (!Character.isWhitespace(b)) {
-                return b == '[';
+    /** A refusal found while scanning, carried out of the scan. */
+    private static final class Refused extends RuntimeException {
+        final transient Problem problem;
+
+        Refused(Problem problem) {
+            super(problem.message(), null, false, false);
+            this.problem = problem;
+        }
+    }
+
+    /**
+     * One pass over the body: keeps the envelope's scalars, skips everything else, counting every
+     * token and the depth against the bounds. Later duplicates of a name win, as in the SDK's parse.
+     */
+    private static final class Scan {
+        private final JsonParser parser;
+        private final JsonBounds bounds;
+        final Map<String, Object> top = new HashMap<>();
+        long tokens;
+
+        Scan(JsonParser parser, JsonBounds bounds) {
+            this.parser = parser;
+            this.bounds = bounds;
+        }
+
+        void message() {
+            JsonToken first = next();
+            if (first == JsonToken.START_ARRAY) {
+                throw new Refused(Problem.invalidRequest("batches are not supported; send one message per request"));
+            }
+            if (first != JsonToken.START_OBJECT) {
+                throw new Refused(Problem.parseError("the body is not a JSON object"));
+            }
+            for (JsonToken t = next(); t != JsonToken.END_OBJECT; t = next()) {
+                String name = parser.currentName();
+                JsonToken value = next();
+                switch (name) {
+                    case "params" -> top.put(name, value == JsonToken.START_OBJECT ? params() : scalar(value));
+                    case "jsonrpc", "id", "method" -> top.put(name, scalar(value));
+                    default -> {
+                        skip(value);
+                        top.put(name, STRUCTURE);
+                    }
+                }
+            }
+            if (next() != null) {
+                throw new Refused(Problem.parseError("the body holds more than one JSON value"));
             }
         }
-        return false;
+
+        private Map<String, Object> params() {
+            Map<String, Object> params = new HashMap<>();
+            for (JsonToken t = next(); t != JsonToken.END_OBJECT; t = next()) {
+                String name = parser.currentName();
+                JsonToken value = next();
+                switch (name) {
+                    case "name", "requestId", "reason" -> params.put(name, scalar(value));
+                    case "arguments" -> params.put(name, value == JsonToken.START_OBJECT ? skipped(value) : scalar(value));
+                    default -> skip(value);
+                }
+            }
+            return params;
+        }
+
+        /** An object skipped, standing in the envelope as an empty map. */
+        private Map<String, Object> skipped(JsonToken start) {
+            skip(start);
+            return Map.of();
+        }
+
+        private Object scalar(JsonToken value) {
+            return switch (value) {
+                case VALUE_STRING -> parser.getString();
+                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> parser.getNumberValue();
+                case VALUE_TRUE -> Boolean.TRUE;
+                case VALUE_FALSE -> Boolean.FALSE;
+                case VALUE_NULL -> null;
+                default -> {
+                    skip(value);
+                    yield STRUCTURE;
+                }
+            };
+        }
+
+        private void skip(JsonToken value) {
+            if (value != JsonToken.START_OBJECT && value != JsonToken.START_ARRAY) {
+                return;
+            }
+            for (int depth = 1; depth > 0; ) {
+                JsonToken t = next();
+                if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                    depth++;
+                } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+                    depth--;
+                }
+            }
+        }
+
+        /** The next token, counted; null only after the whole value. */
+        private JsonToken next() {
+            JsonToken t = parser.nextToken();
+            if (t == null && parser.streamReadContext().inRoot() && tokens > 0) {
+                return null;
+            }
+            if (t == null) {
+                throw new Refused(Problem.parseError("the body is not a JSON object"));
+            }
+            if (++tokens > bounds.maxTokens()) {
+                throw new Refused(Problem.tooManyTokens(bounds.maxTokens()));
+            }
+            if ((t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)
+                    && parser.streamReadContext().getNestingDepth() > bounds.maxDepth()) {
+                throw new Refused(Problem.tooDeep(bounds.maxDepth()));
+            }
+            return t;
+        }
     }
 }

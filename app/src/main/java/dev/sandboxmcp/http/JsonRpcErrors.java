@@ -4,10 +4,11 @@ import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Writes a bare JSON-RPC 2.0 error response. */
+/** Writes every refusal the HTTP side makes: a bare JSON-RPC 2.0 error response with the problem's status. */
 final class JsonRpcErrors {
 
     static final int PARSE_ERROR = -32700;
@@ -20,7 +21,17 @@ final class JsonRpcErrors {
     private JsonRpcErrors() {
     }
 
-    static void write(HttpServletResponse response, int status, Object id, Problem problem) throws IOException {
+    /** Writes {@code problem} as the response, answering the message {@code id} (null when not known). */
+    static void write(HttpServletResponse response, Object id, Problem problem) throws IOException {
+        byte[] bytes = bytes(id, problem);
+        response.setStatus(problem.status());
+        response.setContentType("application/json;charset=utf-8");
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
+    }
+
+    /** The body of {@code problem}'s response, for a refusal written below the servlets. */
+    static byte[] bytes(Object id, Problem problem) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("code", problem.code());
         error.put("message", problem.message());
@@ -28,10 +39,10 @@ final class JsonRpcErrors {
         body.put("jsonrpc", "2.0");
         body.put("id", id);
         body.put("error", error);
-        byte[] bytes = JSON.writeValueAsBytes(body);
-        response.setStatus(status);
-        response.setContentType("application/json;charset=utf-8");
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
+        try {
+            return JSON.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new UncheckedIOException("a map of strings and numbers always serializes", e);
+        }
     }
 }

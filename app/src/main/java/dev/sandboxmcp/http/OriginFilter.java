@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * DNS-rebinding defence: a request that carries an {@code Origin} header outside the allow-list
- * is refused with 403. Requests without {@code Origin} (every non-browser client) pass.
+ * is refused with 403 (a JSON-RPC error naming the setting). Requests without {@code Origin} (every non-browser client) pass.
  */
 final class OriginFilter implements Filter {
 
@@ -33,8 +33,6 @@ final class OriginFilter implements Filter {
             return;
         }
         HttpServletResponse response = (HttpServletResponse) res;
-        response.setStatus(HttpServletResponse.SC_FORBIDDEN);
-        response.setContentType("text/plain;charset=utf-8");
-        response.getWriter().write("forbidden origin\n");
+        JsonRpcErrors.write(response, null, Problem.forbiddenOrigin());
     }
 }

@@ -1,21 +1,69 @@
 package dev.sandboxmcp.http;
 
-/** What is wrong with a message, as the JSON-RPC error that tells the client: its code and its message. */
-record Problem(int code, String message) {
+import tools.jackson.core.StreamReadConstraints;
+
+/**
+ * Why a request is refused, as the client is told: the HTTP status, the JSON-RPC error code and a
+ * message that names what was refused and the limit it passed. Built from facts (limits, counts),
+ * never from an exception's text; {@link JsonRpcErrors} writes every one.
+ */
+record Problem(int status, int code, String message) {
 
     static Problem parseError(String message) {
-        return new Problem(JsonRpcErrors.PARSE_ERROR, message);
+        return new Problem(400, JsonRpcErrors.PARSE_ERROR, message);
     }
 
     static Problem invalidRequest(String message) {
-        return new Problem(JsonRpcErrors.INVALID_REQUEST, message);
+        return new Problem(400, JsonRpcErrors.INVALID_REQUEST, message);
     }
 
     static Problem invalidParams(String message) {
-        return new Problem(JsonRpcErrors.INVALID_PARAMS, message);
+        return new Problem(400, JsonRpcErrors.INVALID_PARAMS, message);
     }
 
-    static Problem internalError(String message) {
-        return new Problem(JsonRpcErrors.INTERNAL_ERROR, message);
+    static Problem unauthorized() {
+        return new Problem(401, JsonRpcErrors.INVALID_REQUEST,
+                "unauthorized: send exactly one \"Authorization: Bearer <token>\" header with the server's token");
+    }
+
+    static Problem forbiddenOrigin() {
+        return new Problem(403, JsonRpcErrors.INVALID_REQUEST,
+                "forbidden: the Origin header is not one of the allowed origins (MCP_ALLOWED_ORIGINS)");
+    }
+
+    static Problem tooLarge(int maxBytes) {
+        return new Problem(413, JsonRpcErrors.INVALID_REQUEST,
+                "the request body is larger than the limit of " + maxBytes + " bytes (MCP_MAX_REQUEST_BYTES)");
+    }
+
+    static Problem tooDeep(int maxDepth) {
+        return invalidRequest("the message nests arrays and objects deeper than the limit of " + maxDepth + " levels");
+    }
+
+    static Problem tooManyTokens(int maxTokens) {
+        return invalidRequest("the message has more JSON values than the limit of " + maxTokens
+                + " tokens (one per 64 bytes of MCP_MAX_REQUEST_BYTES)");
+    }
+
+    static Problem tooLong(JsonBounds bounds) {
+        return invalidRequest("a string, name or number in the message is longer than allowed (strings up to "
+                + bounds.maxBytes() + " bytes, names up to " + StreamReadConstraints.DEFAULT_MAX_NAME_LEN
+                + " characters, numbers up to " + StreamReadConstraints.DEFAULT_MAX_NUM_LEN + " digits)");
+    }
+
+    static Problem tooCostly(long cost, int budget) {
+        return new Problem(413, JsonRpcErrors.INVALID_REQUEST, "the message would take about " + cost
+                + " bytes of heap while handled, more than the whole budget for bodies of " + budget
+                + " bytes (half the server's heap); send it in smaller parts");
+    }
+
+    static Problem tooManyConnections(int max) {
+        return new Problem(503, JsonRpcErrors.INTERNAL_ERROR, "too many connections: " + max
+                + " are open, the most allowed (MCP_MAX_CONNECTIONS); retry shortly");
+    }
+
+    static Problem busy(int budget) {
+        return new Problem(503, JsonRpcErrors.INTERNAL_ERROR, "the server is busy with other large messages (the "
+                + "budget for bodies in flight is " + budget + " bytes of heap); retry in a few seconds");
     }
 }

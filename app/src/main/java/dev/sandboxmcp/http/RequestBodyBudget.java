@@ -5,13 +5,22 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Bounds the bytes of MCP message bodies being processed at once. Each body is held several
- * times over while it is parsed, validated and handled (raw bytes, the envelope check, the SDK's
- * parse, the schema check), so without a bound a burst of large messages exhausts the heap and
- * takes every running command down with the server. Past the budget a message waits a little,
- * then is refused as busy; small messages are never held up by each other.
+ * Bounds the heap that MCP message bodies in flight may cost at once. A body is charged for its
+ * bytes as they arrive, and once scanned for what its parse will cost ({@link JsonBounds#worstCost}), so a client that declares a large body and sends it slowly holds only
+ * what it has sent. Without a bound a burst of large messages exhausts the heap and takes every
+ * running command down with the server.
+ *
+ * <p>A body that holds nothing yet may wait for room up to the budget's wait. A body that already
+ * holds part of the budget waits at most {@link #HOLDING_WAIT} for more: bodies that each hold a
+ * part and wait for the rest would otherwise wait for one another until every one timed out.
  */
 final class RequestBodyBudget {
+
+    /** The longest a body already holding part of the budget waits for more before it is refused as busy. */
+    static final Duration HOLDING_WAIT = Duration.ofSeconds(1);
+
+    /** What asking for more of the budget came to. */
+    enum Outcome { CHARGED, BUSY, PAST_THE_BUDGET }
 
     private final int capacity;
     private final Semaphore bytes;
@@ -19,26 +28,65 @@ final class RequestBodyBudget {
 
     RequestBodyBudget(int capacityBytes, Duration wait) {
         this.capacity = capacityBytes;
-        this.bytes = new Semaphore(capacityBytes, true);
+        // Not fair: a small body finding room goes ahead of a large one waiting for much more.
+        this.bytes = new Semaphore(capacityBytes, false);
         this.wait = wait;
     }
 
-    /** A budget of an eighth of the heap: a body costs about five times its size while handled. */
+    /** Half the heap: the charges are the heap a body really costs, the rest is the server's own. */
     static RequestBodyBudget forHeap(Duration wait) {
-        return new RequestBodyBudget((int) Math.min(Integer.MAX_VALUE, Runtime.getRuntime().maxMemory() / 8), wait);
+        return new RequestBodyBudget((int) Math.min(Integer.MAX_VALUE, Runtime.getRuntime().maxMemory() / 2), wait);
     }
 
-    /**
-     * Reserves room for a body of {@code size} bytes (a body larger than the whole budget
-     * reserves all of it); returns what was reserved, to be given back with {@link #release},
-     * or -1 when no room came free in time.
-     */
-    int reserve(long size) throws InterruptedException {
-        int wanted = (int) Math.max(1, Math.min(size, capacity));
-        return bytes.tryAcquire(wanted, wait.toNanos(), TimeUnit.NANOSECONDS) ? wanted : -1;
+    int capacity() {
+        return capacity;
     }
 
-    void release(int reserved) {
-        bytes.release(reserved);
+    /** A charge for one body, empty until {@link Charge#add} and given back whole by {@link Charge#close}. */
+    Charge open() {
+        return new Charge(System.nanoTime() + wait.toNanos());
+    }
+
+    /** What one body holds of the budget; all its waits together end at the budget's wait. */
+    final class Charge implements AutoCloseable {
+        private final long deadline;
+        private long held;
+
+        private Charge(long deadline) {
+            this.deadline = deadline;
+        }
+
+        int capacity() {
+            return capacity;
+        }
+
+        /** Adds {@code cost} bytes to the charge, waiting for room as the class comment says. */
+        Outcome add(long cost) throws InterruptedException {
+            if (cost <= 0) {
+                return Outcome.CHARGED;
+            }
+            if (held + cost > capacity) {
+                return Outcome.PAST_THE_BUDGET;
+            }
+            long left = Math.max(0, deadline - System.nanoTime());
+            long waitNanos = held == 0 ? left : Math.min(left, HOLDING_WAIT.toNanos());
+            if (!bytes.tryAcquire((int) cost, waitNanos, TimeUnit.NANOSECONDS)) {
+                return Outcome.BUSY;
+            }
+            held += cost;
+            return Outcome.CHARGED;
+        }
+
+        /** Gives back {@code cost} bytes of the charge (a chunk that was not filled). */
+        void refund(long cost) {
+            long given = Math.min(cost, held);
+            held -= given;
+            bytes.release((int) given);
+        }
+
+        @Override
+        public void close() {
+            refund(held);
+        }
     }
 }

@@ -7,7 +7,6 @@ import dev.sandboxmcp.tools.ToolDispatcher;
 import io.modelcontextprotocol.common.McpTransportContext;
 import jakarta.servlet.http.HttpServletRequest;
 import io.javalin.Javalin;
-import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpStatelessSyncServer;
 import io.modelcontextprotocol.server.McpSyncServer;
@@ -58,7 +57,8 @@ public final class SandboxServer implements AutoCloseable {
 
     public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version,
             HealthProbe runnerHealth) {
-        var json = McpJsonDefaults.getMapper();
+        JsonBounds bounds = JsonBounds.forBodies(config.limits().maxRequestBytes());
+        var json = bounds.mapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
         CallerAddresses callers = new CallerAddresses(config.trustedProxies());
         CancellationFilter cancellations = new CancellationFilter(callers);
@@ -73,6 +73,7 @@ public final class SandboxServer implements AutoCloseable {
                 .serverInfo(SERVER_NAME, version)
                 .instructions(instructions)
                 .capabilities(capabilities)
+                .jsonMapper(json)
                 .tools(tools.statelessSpecifications())
                 .validateToolInputs(false) // the dispatcher validates, so refused calls are audited
                 .immediateExecution(true)
@@ -91,6 +92,7 @@ public final class SandboxServer implements AutoCloseable {
                 .serverInfo(SERVER_NAME, version)
                 .instructions(instructions)
                 .capabilities(capabilities)
+                .jsonMapper(json)
                 .tools(tools.sessionSpecifications())
                 .validateToolInputs(false) // the dispatcher validates, so refused calls are audited
                 .immediateExecution(true)
@@ -114,9 +116,8 @@ public final class SandboxServer implements AutoCloseable {
                 addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));
                 for (String messagePath : new String[] {config.path("/mcp"), config.path("/message")}) {
                     addFilter(handler, new ErrorBodyFilter(), messagePath);
-                    addFilter(handler, new BodyBudgetFilter(config.limits().maxRequestBytes(), bodies), messagePath);
-                    addFilter(handler, new BodySizeFilter(config.limits().maxRequestBytes()), messagePath);
-                    addFilter(handler, new JsonRpcEnvelopeFilter(), messagePath);
+                    addFilter(handler, new BodySizeFilter(config.limits().maxRequestBytes(), bodies), messagePath);
+                    addFilter(handler, new JsonRpcEnvelopeFilter(bounds), messagePath);
                     addFilter(handler, cancellations, messagePath);
                 }
                 addServlet(handler, streamableTransport, config.path("/mcp"));

@@ -14,15 +14,17 @@
  *     |-- /healthz, <base>/healthz: answered by the server itself
  *     v
  *   ErrorBodyFilter              turns an error body written after it (the     <base>/mcp and
- *                                transport's serialized Java exception, a      <base>/message
- *                                filter's plain text) into a bare JSON-RPC
- *                                error, status kept; a JSON-RPC error passes
- *   BodyBudgetFilter        503  no room among the bodies being handled        POST only, from
- *                                (RequestBodyBudget) within the wait           here to
- *   BodySizeFilter          413  a body past the size cap; else reads it       JsonRpcEnvelope-
- *                                ahead and hands on a BufferedBodyRequest      Filter
- *   JsonRpcEnvelopeFilter   400  not one JSON-RPC message the SDK can take
- *                                (JSON-RPC error with the Problem's code)
+ *                                transport's serialized Java exception, its    <base>/message
+ *                                sendError) into the same JSON-RPC error
+ *                                shape, status kept; a JSON-RPC error passes
+ *   BodySizeFilter          413  a body past the size cap; else reads it in    POST only, from
+ *                           503  chunks, each charged to RequestBodyBudget     here to
+ *                                as it arrives, into a ReceivedBody            JsonRpcEnvelope-
+ *   JsonRpcEnvelopeFilter   400  not one JSON-RPC message the SDK can take,    Filter
+ *                                or past JsonBounds (depth, tokens): one
+ *                                streaming pass, no tree; then charges the
+ *                           503  parse's cost (JsonBounds.worstCost)
+ *                           413  (more than the whole budget)
  *   CancellationFilter      202  notifications/cancelled, answered here; registers each
  *                                tools/call so that one (or a dropped request) cancels it
  *     v
@@ -32,8 +34,9 @@
  *   McpServer -> ToolDispatcher (dev.sandboxmcp.tools): validates, audits, calls the runner
  * </pre>
  *
- * <p>{@link dev.sandboxmcp.http.SandboxServer} wires the chain; every filter is package-private
- * behind it. The bounds the chain enforces (body size, body wait, connection cap, deadlines)
+ * <p>Every refusal is a {@code Problem} written by {@code JsonRpcErrors}: one JSON-RPC error shape
+ * whose message names the limit. {@link dev.sandboxmcp.http.SandboxServer} wires the chain; every
+ * filter is package-private behind it. The bounds the chain enforces (body size, body wait, connection cap, deadlines)
  * come from {@link dev.sandboxmcp.config.Limits}.
  */
 package dev.sandboxmcp.http;

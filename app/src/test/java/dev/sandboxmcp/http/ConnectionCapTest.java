@@ -36,7 +36,8 @@ class ConnectionCapTest {
                             "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", null);
                     assertThat(refused.status()).as("connection %d", CAP + 1).isEqualTo(503);
                     assertThat(refused.head()).contains("Connection: close").contains("Retry-After: 1");
-                    assertThat(refused.body()).isEqualTo("too many connections; retry shortly\n");
+                    assertThat(refused.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,")
+                            .contains("too many connections").contains("MCP_MAX_CONNECTIONS");
                     assertThat((System.nanoTime() - started) / 1_000_000).as("ms until refused").isLessThan(2_000);
                 }
                 for (RawHttp.Connection connection : held) {

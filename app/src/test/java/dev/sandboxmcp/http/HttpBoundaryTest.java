@@ -78,7 +78,9 @@ class HttpBoundaryTest {
             HttpResponse<String> response = send(method, path, authorization, method.equals("POST") ? INITIALIZE : null);
             assertThat(response.statusCode()).as("%s %s with %s", method, path, authorization).isEqualTo(401);
             assertThat(response.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
-            assertThat(response.body()).isEqualTo("unauthorized\n").doesNotContain("jsonrpc");
+            assertThat(response.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,")
+                    .contains("unauthorized").contains("Authorization: Bearer <token>")
+                    .doesNotContain(TestServer.TOKEN.substring(1)).doesNotContain("wrong-token");
         }
     }
 
@@ -100,7 +102,10 @@ class HttpBoundaryTest {
 
     @Test
     void foreignOriginIsRefusedAllowedOriginPasses() throws Exception {
-        assertThat(initializeFrom("http://evil.example").statusCode()).isEqualTo(403);
+        HttpResponse<String> refused = initializeFrom("http://evil.example");
+        assertThat(refused.statusCode()).isEqualTo(403);
+        assertThat(refused.body()).contains("\"jsonrpc\":\"2.0\"").contains("MCP_ALLOWED_ORIGINS")
+                .doesNotContain("evil.example");
         assertThat(initializeFrom("https://allowed.example").statusCode()).isEqualTo(200);
     }
 
@@ -188,6 +193,8 @@ class HttpBoundaryTest {
                 .POST(HttpRequest.BodyPublishers.ofString(huge)).build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.body()).startsWith("{\"jsonrpc\":\"2.0\"").contains("\"code\":-32600")
+                .contains("larger than the limit of 8388608 bytes (MCP_MAX_REQUEST_BYTES)");
         assertThat(send("GET", "/healthz", null, null).statusCode()).isEqualTo(200);
     }
 }
