@@ -89,7 +89,8 @@ public final class Main {
             });
             default -> {
                 System.err.println("sandbox-mcp: unknown command '" + mode
-                        + "'; usage: java -jar sandbox-mcp.jar [serve | runner | verify <base-url> | audit [--accept] <dir>]");
+                        + "'; usage: java -jar sandbox-mcp.jar [serve | runner | verify <base-url>"
+                        + " | audit [--accept | --watch] <dir>]");
                 System.exit(2);
             }
         }

@@ -257,7 +257,8 @@ class ServerProcessTest {
             full.put("MCP_WORKSPACE", workspace.toString());
             Process process = test.launchTo(full, jvmOptions, log);
             Server server = new Server(process, port, workspace, log, test.http);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            // Generous: a JVM with a small heap starts slowly on a loaded 2-core machine; only its start waits here.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (System.nanoTime() < deadline) {
                 if (!process.isAlive()) {
                     throw new AssertionError("server exited: " + server.output());
