@@ -15,10 +15,12 @@ import java.util.List;
 
 /**
  * Reads a message POST's body as it arrives, in chunks, each charged to the
- * {@link RequestBodyBudget} before it is read (for its bytes: what its parse costs is charged once
- * the envelope check has counted its tokens, and a body refused there never costs more), and hands it on as a {@link ReceivedBody} holding
- * the charge until the message is answered. A body past {@code maxBytes} is answered 413 (unread
- * when its declared length already says so); one that finds no room in the budget in time, 503
+ * {@link RequestBodyBudget} before it is read (for its bytes: what its parse costs is charged
+ * once the envelope check has counted its tokens, and a body refused there never costs more), and
+ * hands it on as a {@link ReceivedBody} holding the charge until the message is answered. A body
+ * past {@code maxBytes} is answered 413, after reading at most {@code maxBytes + 1} of it into
+ * nothing (uncharged: a proxy still sending a refused body would otherwise see the connection
+ * reset and turn the 413 into a 502); one that finds no room in the budget in time, 503
  * with {@code Retry-After}. What a body holds is what it has sent: declaring 8 MiB and sending
  * nothing holds nothing, so slow clients cannot starve the others.
  */
@@ -45,10 +47,12 @@ final class BodySizeFilter implements Filter {
         }
         long declared = request.getContentLengthLong();
         if (declared > maxBytes) {
+            discard(request.getInputStream());
             JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
             return;
         }
         if (declared * JsonBounds.COST_PER_BYTE > budget.capacity()) {
+            discard(request.getInputStream());
             JsonRpcErrors.write(response, null, Problem.tooCostly(declared * JsonBounds.COST_PER_BYTE, budget.capacity()));
             return;
         }
@@ -122,7 +126,11 @@ final class BodySizeFilter implements Filter {
         return new Received(chunks, total, RequestBodyBudget.Outcome.CHARGED);
     }
 
-    /** Reads the rest of a refused body into nothing: a client still sending it would otherwise see a reset. */
+    /**
+     * Reads the rest of a refused body, at most {@code maxBytes + 1}, into nothing: a client or
+     * proxy still sending it would otherwise see a reset instead of the answer. Past that, Jetty
+     * closes the connection after the answer.
+     */
     private void discard(InputStream in) throws IOException {
         byte[] buffer = new byte[16384];
         long left = maxBytes + 1L;
