@@ -20,6 +20,7 @@ import dev.sandboxmcp.runner.Secret;
 import dev.sandboxmcp.runner.TicketOffice;
 import dev.sandboxmcp.tools.ServerInstructions;
 import dev.sandboxmcp.tools.ToolCatalog;
+import dev.sandboxmcp.tools.ToolDefinitions;
 import dev.sandboxmcp.tools.ToolDispatcher;
 import dev.sandboxmcp.verify.VerifyCommand;
 import dev.sandboxmcp.workspace.Workspace;
@@ -135,7 +136,8 @@ public final class Main {
         CompletableFuture<Boolean> hardened = CompletableFuture.supplyAsync(ProcessHardening::disableDumpable,
                 task -> Thread.ofPlatform().name("process-hardening").daemon().start(task));
         Limits limits = config.limits();
-        RunnerLink runner = new RunnerLink(serverSends(limits), (tool, arguments) -> deadline(limits, tool, arguments));
+        ToolDefinitions definitions = ToolCatalog.definitions(limits);
+        RunnerLink runner = new RunnerLink(serverSends(limits), definitions::deadline);
         HealthProbe health = runnerHealth(runner);
         AutoCloseable channel;
         if (config.runnerSocket() == null) {
@@ -153,7 +155,7 @@ public final class Main {
                 listener.close();
             };
         }
-        ToolDispatcher tools = new ToolDispatcher(ToolCatalog.definitions(limits), runner, new AuditLog(auditOut));
+        ToolDispatcher tools = new ToolDispatcher(definitions, runner, new AuditLog(auditOut));
         try {
             SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(limits, config.toolchains()),
                     version(), health);
@@ -205,7 +207,8 @@ public final class Main {
                 new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
                 new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
                 HEALTH_DEADLINE, HEALTH_REUSE);
-        RunnerAgent agent = RunnerAgent.start(config.socket(), secret, ToolCatalog.local(workspace, commands, jobs, limits),
+        var tools = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, jobs, limits));
+        RunnerAgent agent = RunnerAgent.start(config.socket(), secret, tools,
                 health, serverSends(limits), RUNNER_CONNECTIONS, () -> System.exit(3));
         FileLock held = alive;
         return () -> {
@@ -296,21 +299,6 @@ public final class Main {
     static int maxReplyBytes(Limits limits) {
         long biggest = Math.max(limits.fileMaxBytes(), 2L * limits.outputCapBytes());
         return (int) Math.min(Integer.MAX_VALUE - 8, 2 * 6 * biggest + 64 * 1024);
-    }
-
-    /**
-     * How long the server waits for the runner's answer to one call, all told: a command's answer
-     * comes at its deadline or at the call budget, whichever is first (then it goes on as a job).
-     */
-    static Duration deadline(Limits limits, String tool, Map<String, Object> arguments) {
-        Duration margin = limits.killGrace().plusSeconds(15);
-        if (tool.equals("run_command")) {
-            long seconds = arguments.get("timeout_seconds") instanceof Number n
-                    ? Math.min(n.longValue(), limits.maxTimeout().toSeconds()) : limits.defaultTimeout().toSeconds();
-            seconds = Math.min(seconds, limits.callBudget().toSeconds());
-            return Duration.ofSeconds(Math.max(seconds, 1)).plus(margin);
-        }
-        return margin.plusSeconds(15);
     }
 
     /** The runner, as the server's child: when the server is gone its pipe ends, and so does the runner. */

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.http;
 
 import dev.sandboxmcp.tools.CallCancellation;
+import dev.sandboxmcp.tools.ToolDefinitions;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -24,9 +25,8 @@ import org.slf4j.LoggerFactory;
  * scope cancels it. The scope is the SSE session; on the stateless Streamable HTTP transport, a
  * random {@code Mcp-Session-Id} given with the answer to {@code initialize} (clients send it back
  * with every message; it holds no state and is never checked), else the caller's address. A
- * client that drops the HTTP request carrying a {@code run_command} (the one call that lasts)
- * cancels it too. The SDK ignores both, so
- * this filter, which sees every message before the SDK, raises the call's
+ * client that drops the HTTP request carrying a call that may last ({@link ToolDefinitions#watchesTheClient})
+ * cancels it too. The SDK ignores both, so this filter, which sees every message before the SDK, raises the call's
  * {@link CallCancellation}; the transport context hands it to the dispatcher. Clients without the
  * header behind one proxy share an address and may reuse ids: an id that names more than one call
  * in progress cancels none.
@@ -43,11 +43,13 @@ final class CancellationFilter implements Filter {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final CallerAddresses callers;
+    private final ToolDefinitions tools;
     /** Calls in progress by scoped id; a cancel acts only on an id that names one call. */
     private final Map<String, List<CallCancellation>> inProgress = new ConcurrentHashMap<>();
 
-    CancellationFilter(CallerAddresses callers) {
+    CancellationFilter(CallerAddresses callers, ToolDefinitions tools) {
         this.callers = callers;
+        this.tools = tools;
     }
 
     @Override
@@ -83,7 +85,8 @@ final class CancellationFilter implements Filter {
             return List.copyOf(more);
         });
         request.setAttribute(ATTRIBUTE, call);
-        boolean lasts = message.get("params") instanceof Map<?, ?> params && "run_command".equals(params.get("name"));
+        boolean lasts = message.get("params") instanceof Map<?, ?> params && params.get("name") instanceof String tool
+                && tools.watchesTheClient(tool);
         try (ClientDisconnect watch = lasts ? ClientDisconnect.watch(request.getRemoteAddr(), request.getRemotePort(),
                 request.getLocalPort(), () -> call.cancel("the client closed the request")) : null) {
             chain.doFilter(req, res);

@@ -61,7 +61,7 @@ public final class SandboxServer implements AutoCloseable {
         var json = bounds.mapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
         CallerAddresses callers = new CallerAddresses(config.trustedProxies());
-        CancellationFilter cancellations = new CancellationFilter(callers);
+        CancellationFilter cancellations = new CancellationFilter(callers, tools.definitions());
 
         HttpServletStatelessServerTransport streamableTransport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(json)

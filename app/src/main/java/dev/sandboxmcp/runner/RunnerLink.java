@@ -140,14 +140,13 @@ public final class RunnerLink implements ToolExecutor {
     @Override
     public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
             CallCancellation cancellation) {
-        String target = ToolResponse.describeTarget(arguments);
         long id = ids.incrementAndGet();
         byte[] line;
         try {
             line = Protocol.encode(new Protocol.Call(id, tool, arguments));
             Protocol.check(line, Protocol.Sender.SERVER, Protocol.Phase.ESTABLISHED, runnerReads, runnerFactory);
         } catch (Protocol.Violation | IllegalArgumentException e) {
-            return ToolResponse.failure(target, "the call's arguments are too large for the runner (" + e.getMessage()
+            return ToolResponse.failure(null, "the call's arguments are too large for the runner (" + e.getMessage()
                     + "); send less in one call");
         }
         Duration deadline = deadlines.apply(tool, arguments);
@@ -155,19 +154,19 @@ public final class RunnerLink implements ToolExecutor {
             AtomicBoolean cancelled = new AtomicBoolean();
             Protocol.Message answer = exchange(id, line, deadline, progress, cancellation, cancelled);
             if (cancelled.get()) {
-                return ToolResponse.failure(target, "cancelled (" + cancellation.reason() + "); a command and everything "
+                return ToolResponse.failure(null, "cancelled (" + cancellation.reason() + "); a command and everything "
                         + "it started were killed");
             }
             if (!(answer instanceof Protocol.Reply reply)) {
-                return ToolResponse.failure(target, broken("it answered a call with a " + answer.getClass().getSimpleName()));
+                return ToolResponse.failure(null, broken("it answered a call with a " + answer.getClass().getSimpleName()));
             }
-            return new ToolResponse(reply.error(), reply.text(), reply.error() ? null : reply.structured(), target,
+            return new ToolResponse(reply.error(), reply.text(), reply.error() ? null : reply.structured(), null,
                     reply.exitCode(), reply.bytes(), reply.timedOut());
         } catch (Unanswered e) {
             if (!cancellation.cancelled()) { // a cancel is the client's doing, logged where it arrives
                 LOG.warn("runner call {} failed: {}", tool, e.getMessage());
             }
-            return ToolResponse.failure(target, e.getMessage());
+            return ToolResponse.failure(null, e.getMessage());
         }
     }
 

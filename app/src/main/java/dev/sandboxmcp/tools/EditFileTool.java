@@ -38,13 +38,16 @@ final class EditFileTool extends DefinedTool {
               "required": ["path", "replacements", "diff", "diff_truncated", "bytes"]
             }""";
 
-    private static ToolSpec spec(Limits limits) {
+    static ToolSpec spec(Limits limits) {
         return new ToolSpec("edit_file", "Edit a text file",
                 "Replace exact text in a UTF-8 file beneath the workspace (at most " + limits.fileMaxBytes() / 1024
                         + " KiB). old_text "
                         + "must occur exactly expected_replacements times (default 1); otherwise nothing changes and the "
                         + "error says how many matched. The file is replaced atomically and the result carries a unified diff.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA.formatted(limits.diffChars() / 1024), Hints.destructive());
+                INPUT_SCHEMA, OUTPUT_SCHEMA.formatted(limits.diffChars() / 1024), Hints.destructive())
+                .target("path")
+                .instructions("edit_file: replaces exact text (old_text must match expected_replacements times, default 1) "
+                        + "and returns a unified diff; prefer it to rewriting whole files.");
     }
 
     private final Workspace workspace;

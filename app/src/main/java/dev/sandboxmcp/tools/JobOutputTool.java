@@ -41,11 +41,12 @@ final class JobOutputTool extends DefinedTool {
               "required": ["id", "running", "stream", "output", "offset", "next_offset", "has_more"]
             }""".formatted(JobResults.JOB_PROPERTIES);
 
-    private static ToolSpec spec(Limits limits) {
+    static ToolSpec spec(Limits limits) {
         return new ToolSpec("job_output", "Read a job's output",
                 "Read a job's output, or a run_command's by its output_id, from a byte offset (" + limits.pageBytes() / 1024
                         + " KiB a page), with whether it still runs and its exit code.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly());
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly())
+                .target("id");
     }
 
     private final JobManager jobs;

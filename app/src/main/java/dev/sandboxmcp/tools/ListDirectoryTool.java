@@ -42,12 +42,14 @@ final class ListDirectoryTool extends DefinedTool {
               "required": ["path", "entries", "truncated"]
             }""";
 
-    private static ToolSpec spec(Limits limits) {
+    static ToolSpec spec(Limits limits) {
         return new ToolSpec("list_directory", "List a directory",
                 "List names, kinds and sizes beneath a directory of the workspace, 1 to 3 levels deep, sorted by name, at most "
                         + limits.listEntries() + " entries (the result says when the cap cut it). Symbolic links are shown with "
                         + "their target and never followed.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent());
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent())
+                .target("path")
+                .instructions("list_directory: names, kinds and sizes, 1 to 3 levels deep; links are shown, not followed.");
     }
 
     private final Workspace workspace;

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
 import java.util.LinkedHashMap;
@@ -26,6 +27,10 @@ final class ListJobsTool extends DefinedTool {
     private static final ToolSpec SPEC = new ToolSpec("list_jobs", "List background jobs",
             "List the background jobs this server knows, running and finished, oldest first.",
             INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent());
+
+    static ToolSpec spec(Limits limits) {
+        return SPEC;
+    }
 
     private final JobManager jobs;
 

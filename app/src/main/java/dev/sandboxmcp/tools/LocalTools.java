@@ -20,10 +20,10 @@ public final class LocalTools implements ToolExecutor {
     @Override
     public ToolResponse execute(String name, Map<String, Object> arguments, Progress progress) {
         SandboxTool tool = tools.get(name);
-        String target = ToolResponse.describeTarget(arguments);
         if (tool == null) {
-            return ToolResponse.failure(target, "unknown tool '" + name + "'");
+            return ToolResponse.failure(null, "unknown tool '" + name + "'");
         }
+        String target = tool.target(arguments);
         try {
             return tool.call(new ToolArguments(arguments), progress);
         } catch (ToolInputException e) {

@@ -47,14 +47,18 @@ final class ReadFileTool extends DefinedTool {
               "required": ["path", "content", "bytes", "first_line", "lines", "total_lines", "has_more", "line_truncated"]
             }""";
 
-    private static ToolSpec spec(Limits limits) {
+    static ToolSpec spec(Limits limits) {
         return new ToolSpec("read_file", "Read a text file",
                 "Read a UTF-8 text file in the workspace by pages of lines (default " + limits.pageLines() + " lines within "
                         + limits.pageBytes() / 1024 + " KiB), with the total line count and the offset of the next page; "
                         + "tail=N reads the last N lines. Paths are relative to the workspace root and cannot leave it.",
                 INPUT_SCHEMA.formatted(limits.readLinesMax(), limits.pageLines(), limits.pageBytes() / 1024,
                         limits.fileMaxBytes() / 1024, limits.readLinesMax()),
-                OUTPUT_SCHEMA, Hints.readOnly().idempotent());
+                OUTPUT_SCHEMA, Hints.readOnly().idempotent())
+                .target("path")
+                .instructions("read_file: UTF-8 text in pages of " + limits.pageLines() + " lines within "
+                        + limits.pageBytes() / 1024 + " KiB (offset, limit), with the total line count and the next offset; "
+                        + "tail=N reads the last N lines of a log.");
     }
 
     private final Workspace workspace;

@@ -51,14 +51,24 @@ final class RunCommandTool extends DefinedTool {
                            "stdout_bytes", "stderr_bytes", "duration_ms", "still_running"]
             }""";
 
-    private static ToolSpec spec(Limits limits) {
+    static ToolSpec spec(Limits limits) {
         return new ToolSpec("run_command", "Run a shell command",
                 "Run /bin/sh -lc in the workspace: exit code, stdout, stderr. Still running after "
                         + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
                         + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
                         + "tail); job_output with output_id reads the rest. Leftover background processes are killed.",
                 INPUT_SCHEMA.formatted(limits.maxTimeout().toSeconds(), limits.defaultTimeout().toSeconds()), OUTPUT_SCHEMA,
-                Hints.destructive().openWorld());
+                Hints.destructive().openWorld())
+                .target("command").length(CallLength.OWN_TIMEOUT)
+                .instructions("run_command: /bin/sh -lc in the workspace root (or cwd, a directory inside it). stdin is "
+                        + "closed. Default timeout " + limits.defaultTimeout().toSeconds() + " s, at most "
+                        + limits.maxTimeout().toSeconds() + " s; at the deadline the command and everything it started are "
+                        + "killed, and so is anything it leaves in the background. A call returns within "
+                        + limits.callBudget().toSeconds() + " s: a command still running then goes on as a job (still_running, "
+                        + "job_id; read it with job_output, end it with stop_job). A result shows "
+                        + limits.outputViewBytes() / 1024 + " KiB of output, head and tail; a [...] line says what was left "
+                        + "out and the job_output call that reads it (output_id, stream, offset). At most "
+                        + limits.maxConcurrentCommands() + " commands run at once.");
     }
 
     private final CommandRunner runner;

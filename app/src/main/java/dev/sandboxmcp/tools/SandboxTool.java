@@ -1,11 +1,17 @@
 package dev.sandboxmcp.tools;
 
 import io.modelcontextprotocol.spec.McpSchema;
+import java.util.Map;
 
 /** One MCP tool: its definition (schemas, annotations) and its handler. */
 public interface SandboxTool {
 
     McpSchema.Tool definition();
+
+    /** What a call is about (a command, a path, a job's id), for its result and the audit; null when nothing. */
+    default String target(Map<String, Object> arguments) {
+        return null;
+    }
 
     /**
      * Handles a call; {@code progress} reports on long work where the caller can receive it.

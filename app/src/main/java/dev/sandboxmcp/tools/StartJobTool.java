@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.workspace.Workspace;
@@ -29,16 +30,22 @@ final class StartJobTool extends DefinedTool {
               "required": ["id", "command", "running"]
             }""".formatted(JobResults.JOB_PROPERTIES);
 
-    private static final ToolSpec SPEC = new ToolSpec("start_job", "Start a background job",
-            "Start a shell command in the background (servers, builds) with no deadline and return its id at once; "
-                    + "job_output reads its combined output, stop_job ends it.",
-            INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().openWorld());
+    static ToolSpec spec(Limits limits) {
+        return new ToolSpec("start_job", "Start a background job",
+                "Start a shell command in the background (servers, builds) with no deadline and return its id at once; "
+                        + "job_output reads its combined output, stop_job ends it.",
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().openWorld())
+                .target("command")
+                .instructions("start_job / job_output / stop_job / list_jobs: background work with no deadline (servers, "
+                        + "watchers). Jobs survive reconnects and are killed when the server stops. job_output pages by byte "
+                        + "offset, " + limits.pageBytes() / 1024 + " KiB a page.");
+    }
 
     private final JobManager jobs;
     private final Workspace workspace;
 
-    StartJobTool(JobManager jobs, Workspace workspace) {
-        super(SPEC);
+    StartJobTool(JobManager jobs, Workspace workspace, Limits limits) {
+        super(spec(limits));
         this.jobs = jobs;
         this.workspace = workspace;
     }

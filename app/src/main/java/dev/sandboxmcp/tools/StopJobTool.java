@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
 import java.util.Optional;
@@ -23,7 +24,12 @@ final class StopJobTool extends DefinedTool {
     private static final ToolSpec SPEC = new ToolSpec("stop_job", "Stop a background job",
             "Stop a background job: SIGTERM to its whole process tree, SIGKILL after a short grace. Its output stays "
                     + "readable with job_output.",
-            INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().idempotent());
+            INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().idempotent())
+            .target("id");
+
+    static ToolSpec spec(Limits limits) {
+        return SPEC;
+    }
 
     private final JobManager jobs;
 

@@ -35,19 +35,26 @@ public final class ToolDispatcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
 
+    private final ToolDefinitions definitions;
     private final List<McpSchema.Tool> tools;
     private final ToolExecutor executor;
     private final AuditLog audit;
     private final JsonSchemaValidator validator = McpJsonDefaults.getSchemaValidator();
 
     /**
-     * @param tools    the tools' definitions, as the server announces them
-     * @param executor where the calls are carried out (the runner, or this process)
+     * @param definitions the tools as the server knows them ({@link ToolCatalog#definitions})
+     * @param executor    where the calls are carried out (the runner, or this process)
      */
-    public ToolDispatcher(List<McpSchema.Tool> tools, ToolExecutor executor, AuditLog audit) {
-        this.tools = List.copyOf(tools);
+    public ToolDispatcher(ToolDefinitions definitions, ToolExecutor executor, AuditLog audit) {
+        this.definitions = definitions;
+        this.tools = definitions.tools();
         this.executor = executor;
         this.audit = audit;
+    }
+
+    /** The tools this dispatcher carries calls of, with their call rules (for the HTTP layer's cancellation). */
+    public ToolDefinitions definitions() {
+        return definitions;
     }
 
     public List<McpStatelessServerFeatures.SyncToolSpecification> statelessSpecifications() {
@@ -84,12 +91,12 @@ public final class ToolDispatcher {
         long started = System.nanoTime();
         String name = tool.name();
         Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
-        String target = ToolResponse.describeTarget(arguments);
+        String target = definitions.target(name, arguments);
         CallCancellation cancellation = context != null && context.get(CANCELLATION_KEY) instanceof CallCancellation c
                 ? c : CallCancellation.NEVER;
         JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.inputSchema(), arguments);
         ToolResponse response = validation.valid()
-                ? checkedAgainstSchema(tool, executor.execute(name, arguments, progress, cancellation))
+                ? checkedAgainstSchema(tool, target, executor.execute(name, arguments, progress, cancellation))
                 : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         CallerAddress caller = context == null || !(context.get(CALLER_KEY) instanceof CallerAddress c)
@@ -101,7 +108,7 @@ public final class ToolDispatcher {
     }
 
     /** A result whose structured content does not match the tool's output schema becomes an error. */
-    private ToolResponse checkedAgainstSchema(McpSchema.Tool tool, ToolResponse response) {
+    private ToolResponse checkedAgainstSchema(McpSchema.Tool tool, String target, ToolResponse response) {
         if (response.error() || tool.outputSchema() == null) {
             return response;
         }
@@ -110,7 +117,7 @@ public final class ToolDispatcher {
             return response;
         }
         LOG.error("{} returned a result that does not match its output schema: {}", tool.name(), check.errorMessage());
-        return ToolResponse.failure(response.target(), tool.name() + " produced a malformed result (the server logged "
+        return ToolResponse.failure(target, tool.name() + " produced a malformed result (the server logged "
                 + "it); its outcome is unknown: check before repeating the call");
     }
 

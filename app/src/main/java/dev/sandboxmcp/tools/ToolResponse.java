@@ -21,14 +21,4 @@ public record ToolResponse(boolean error, String text, Map<String, Object> struc
     public static ToolResponse failure(String target, String message) {
         return new ToolResponse(true, message, null, target, null, null, false);
     }
-
-    /** What a call is about, from its arguments alone: the command, else the path, else null. */
-    public static String describeTarget(Map<String, Object> arguments) {
-        for (String key : java.util.List.of("command", "path", "id")) {
-            if (arguments.get(key) instanceof String value) {
-                return value;
-            }
-        }
-        return null;
-    }
 }

@@ -35,12 +35,15 @@ final class WriteFileTool extends DefinedTool {
               "required": ["path", "bytes_written", "appended"]
             }""";
 
-    private static ToolSpec spec(Limits limits) {
+    static ToolSpec spec(Limits limits) {
         return new ToolSpec("write_file", "Write a text file",
                 "Write UTF-8 text to a file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB per call). "
                         + "Replacing is atomic: readers see the old file or the new one, never a mix; the file keeps its "
                         + "permissions. With append=true the text is added at the end. The directory must already exist.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive());
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive())
+                .target("path")
+                .instructions("write_file: writes UTF-8 text, at most " + limits.fileMaxBytes() / 1024 + " KiB per call; "
+                        + "replacing is atomic, append=true appends. The parent directory must exist (run_command mkdir -p).");
     }
 
     private final Workspace workspace;

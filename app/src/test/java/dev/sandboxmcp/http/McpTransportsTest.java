@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sandboxmcp.TestServer;
+import dev.sandboxmcp.tools.ToolCatalog;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -58,8 +59,7 @@ class McpTransportsTest {
 
             List<McpSchema.Tool> tools = client.listTools().tools();
             assertThat(tools).extracting(McpSchema.Tool::name)
-                    .containsExactlyInAnyOrder("run_command", "read_file", "write_file", "edit_file", "list_directory",
-                            "start_job", "job_output", "stop_job", "list_jobs");
+                    .containsExactlyElementsOf(ToolCatalog.names());
             for (McpSchema.Tool tool : tools) {
                 assertThat(tool.title()).isNotBlank();
                 assertThat(tool.description()).isNotBlank();

@@ -3,6 +3,7 @@ package dev.sandboxmcp.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sandboxmcp.TestServer;
+import dev.sandboxmcp.tools.ToolCatalog;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -100,7 +101,9 @@ class TypeScriptClientInteropTest {
         List<String> command = new java.util.ArrayList<>(List.of("node", INTEROP.resolve(script).toString(),
                 dir.toString(), baseUrl, TestServer.TOKEN));
         command.addAll(extra);
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("SANDBOX_MCP_TOOLS", String.join(",", ToolCatalog.names()));
+        return builder.start();
     }
 
 }

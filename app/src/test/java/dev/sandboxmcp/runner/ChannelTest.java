@@ -115,7 +115,7 @@ class ChannelTest {
     }
 
     @Test
-    void callsRoundTripMultiplexedWithProgressAndTheTargetFromTheCall() throws Exception {
+    void callsRoundTripMultiplexedWithProgress() throws Exception {
         RunnerLink link = connected(new EchoTool(), 8);
         List<CompletableFuture<ToolResponse>> calls = new ArrayList<>();
         List<String> progress = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -131,7 +131,6 @@ class ChannelTest {
             assertThat(response.structured()).containsEntry("echo", "héllo " + i);
             assertThat(response.exitCode()).isEqualTo(7);
             assertThat(response.bytes()).isEqualTo(42L);
-            assertThat(response.target()).isEqualTo("a.txt");
         }
         assertThat(progress).hasSize(40).contains("1.0/2.0 half").allSatisfy(p -> assertThat(p).hasSizeLessThan(220));
         assertThat(link.ping(DEADLINE)).isEqualTo(new RunnerLink.Health.Answered(List.of()));
@@ -171,7 +170,6 @@ class ChannelTest {
         ToolResponse response = link.execute("echo", Map.of("path", "a.txt"), Progress.NONE);
         assertThat(response.error()).isTrue();
         assertThat(response.text()).contains("runner is not connected").contains("try again");
-        assertThat(response.target()).isEqualTo("a.txt");
         assertThat(link.ping(DEADLINE)).isInstanceOf(RunnerLink.Health.Unreachable.class);
     }
 

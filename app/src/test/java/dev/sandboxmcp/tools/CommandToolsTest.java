@@ -67,7 +67,7 @@ class CommandToolsTest {
 
     @Test
     void startJobAtTheLimitSaysHowToFreeASlot() throws Exception {
-        StartJobTool start = new StartJobTool(jobs, workspace);
+        StartJobTool start = new StartJobTool(jobs, workspace, Limits.defaults());
         assertThat(call(start, Map.of("command", "sleep 300")).error()).isFalse();
         ToolResponse refused = call(start, Map.of("command", "true"));
         assertThat(refused.error()).isTrue();

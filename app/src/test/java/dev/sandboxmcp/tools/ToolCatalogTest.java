@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.config.Limits;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -14,15 +15,16 @@ import org.junit.jupiter.api.Test;
 class ToolCatalogTest {
 
     static Map<String, McpSchema.Tool> byName(Limits limits) {
-        return ToolCatalog.definitions(limits).stream().collect(Collectors.toMap(McpSchema.Tool::name, Function.identity()));
+        return ToolCatalog.definitions(limits).tools().stream()
+                .collect(Collectors.toMap(McpSchema.Tool::name, Function.identity()));
     }
 
     @Test
     void eachToolIsListedOnceUnderTheNameItsDefinitionGives() {
         List<String> names = ToolCatalog.names();
         assertThat(names).doesNotHaveDuplicates().hasSize(9)
-                .isEqualTo(ToolCatalog.definitions(Limits.defaults()).stream().map(McpSchema.Tool::name).toList());
-        ToolCatalog.definitions(Limits.defaults()).forEach(tool -> {
+                .isEqualTo(ToolCatalog.definitions(Limits.defaults()).tools().stream().map(McpSchema.Tool::name).toList());
+        ToolCatalog.definitions(Limits.defaults()).tools().forEach(tool -> {
             assertThat(tool.title()).as(tool.name()).isNotBlank();
             assertThat(tool.annotations().title()).as(tool.name() + ": the title is the tool's own, not repeated").isNull();
         });
@@ -41,5 +43,44 @@ class ToolCatalogTest {
         assertThat(tools.get("edit_file").outputSchema().toString())
                 .contains("cut (at " + Limits.defaults().diffChars() / 1024 + " KiB)");
         assertThat(tools.get("list_directory").description()).contains("at most " + limits.listEntries() + " entries");
+    }
+
+    @Test
+    void theServerKnowsEachCallsDeadlineWatchAndTargetFromTheCatalogAlone() {
+        Limits limits = Limits.defaults();
+        ToolDefinitions tools = ToolCatalog.definitions(limits);
+        Duration margin = limits.killGrace().plusSeconds(15);
+        assertThat(tools.deadline("run_command", Map.of("command", "true", "timeout_seconds", 7)))
+                .isEqualTo(Duration.ofSeconds(7).plus(margin));
+        assertThat(tools.deadline("run_command", Map.of("command", "true")))
+                .isEqualTo(Duration.ofSeconds(Math.min(limits.defaultTimeout().toSeconds(), limits.callBudget().toSeconds()))
+                        .plus(margin));
+        assertThat(tools.deadline("run_command", Map.of("command", "true", "timeout_seconds", 100_000)))
+                .as("at most the call budget: then the command goes on as a job").isEqualTo(limits.callBudget().plus(margin));
+        for (String brief : List.of("read_file", "write_file", "edit_file", "list_directory", "start_job", "job_output",
+                "stop_job", "list_jobs", "no_such_tool")) {
+            assertThat(tools.deadline(brief, Map.of("timeout_seconds", 100_000))).as(brief).isEqualTo(margin.plusSeconds(15));
+            assertThat(tools.watchesTheClient(brief)).as(brief).isFalse();
+        }
+        assertThat(tools.watchesTheClient("run_command")).isTrue();
+
+        Map<String, Object> all = Map.of("command", "make", "path", "src/A.java", "id", "job-1");
+        assertThat(tools.names()).allSatisfy(name -> assertThat(tools.target(name, all)).as(name).isEqualTo(switch (name) {
+            case "run_command", "start_job" -> "make";
+            case "job_output", "stop_job" -> "job-1";
+            case "list_jobs" -> null;
+            default -> "src/A.java";
+        }));
+        assertThat(tools.target("read_file", Map.of("path", 3))).as("only a string names a target").isNull();
+    }
+
+    @Test
+    void theInstructionsHoldEachToolsOwnLineAndNameEveryTool() {
+        String instructions = ServerInstructions.text(Limits.defaults(), "");
+        assertThat(ToolCatalog.names()).allSatisfy(name -> assertThat(instructions).contains(name));
+        assertThat(instructions).contains("- run_command: /bin/sh -lc in the workspace root")
+                .contains("- read_file: UTF-8 text in pages of " + Limits.defaults().pageLines() + " lines")
+                .contains("- start_job / job_output / stop_job / list_jobs: background work")
+                .contains("- list_directory: names, kinds and sizes").doesNotContain("%");
     }
 }
