@@ -19,8 +19,9 @@ import java.util.List;
  * once the envelope check has counted its tokens, and a body refused there never costs more), and
  * hands it on as a {@link ReceivedBody} holding the charge until the message is answered. A body
  * past {@code maxBytes} is answered 413, after reading at most {@code maxBytes + 1} of it into
- * nothing (uncharged: a proxy still sending a refused body would otherwise see the connection
- * reset and turn the 413 into a 502); one that finds no room in the budget in time, 503
+ * nothing unless the client waits for {@code 100 Continue} (uncharged: a proxy still sending a
+ * refused body would otherwise see the connection reset and turn the 413 into a 502); one that
+ * finds no room in the budget in time, 503
  * with {@code Retry-After}. What a body holds is what it has sent: declaring 8 MiB and sending
  * nothing holds nothing, so slow clients cannot starve the others.
  */
@@ -47,12 +48,12 @@ final class BodySizeFilter implements Filter {
         }
         long declared = request.getContentLengthLong();
         if (declared > maxBytes) {
-            discard(request.getInputStream());
+            discardUnlessWaitedFor(request);
             JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
             return;
         }
         if (declared * JsonBounds.COST_PER_BYTE > budget.capacity()) {
-            discard(request.getInputStream());
+            discardUnlessWaitedFor(request);
             JsonRpcErrors.write(response, null, Problem.tooCostly(declared * JsonBounds.COST_PER_BYTE, budget.capacity()));
             return;
         }
@@ -124,6 +125,17 @@ final class BodySizeFilter implements Filter {
         // Reading to the end lets the connection see the request complete, which cancels its body
         // deadline (ReadDeadline); stopping at the declared length left it to close a long call.
         return new Received(chunks, total, RequestBodyBudget.Outcome.CHARGED);
+    }
+
+    /**
+     * A body refused by its declared length: a client that waits for {@code 100 Continue} is
+     * answered at once and sends nothing (reading would have Jetty ask for the body); any other is
+     * already sending it, and that is read into nothing first.
+     */
+    private void discardUnlessWaitedFor(HttpServletRequest request) throws IOException {
+        if (!"100-continue".equalsIgnoreCase(request.getHeader("Expect"))) {
+            discard(request.getInputStream());
+        }
     }
 
     /**
