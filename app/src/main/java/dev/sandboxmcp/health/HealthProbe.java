@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -25,12 +26,16 @@ import org.slf4j.LoggerFactory;
  * {@code reuse}, not one per request. A failed report is reused for at most {@link #FAILED_REUSE},
  * so that a part coming back (a runner starting or restarting) is seen within a second, not
  * after a whole {@code reuse}. A round still running past its deadline is not started
- * again until it returns; every probe meanwhile reports it as failing.
+ * again until it returns; every probe meanwhile reports it as failing. A failure is logged as a
+ * warning once its check has passed, or after {@link #STARTING}; before that it is what a part
+ * coming up looks like (the runner connects after the server starts), logged at INFO.
  */
 public final class HealthProbe {
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthProbe.class);
     static final Duration FAILED_REUSE = Duration.ofSeconds(1);
+    /** How long a check that never passed may fail quietly (INFO): the part it checks is still starting. */
+    static final Duration STARTING = Duration.ofSeconds(60);
 
     /** One thing a tool call depends on; {@code run} throws when it does not work. */
     public record Check(String name, Step run) {
@@ -53,6 +58,8 @@ public final class HealthProbe {
     private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
     private final Duration deadline;
     private final Duration reuse;
+    private final long createdNanos = System.nanoTime();
+    private final Set<String> passedOnce = ConcurrentHashMap.newKeySet();
     private CompletableFuture<Report> round;
     private Report last;
     private long lastNanos;
@@ -110,11 +117,12 @@ public final class HealthProbe {
         running.forEach((name, future) -> {
             try {
                 future.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+                passedOnce.add(name);
             } catch (TimeoutException e) {
-                LOG.warn("health check '{}' did not finish within {} ms", name, deadline.toMillis());
+                logFailure(name, "did not finish within " + deadline.toMillis() + " ms");
                 failed.add(name);
             } catch (ExecutionException e) {
-                LOG.warn("health check '{}' failed: {}", name, e.getCause().toString());
+                logFailure(name, "failed: " + e.getCause());
                 failed.add(name);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -122,6 +130,15 @@ public final class HealthProbe {
             }
         });
         return new Report(List.copyOf(failed));
+    }
+
+    /** A warning, but for a check that has not passed yet while what it checks may still be starting. */
+    private void logFailure(String name, String what) {
+        if (passedOnce.contains(name) || System.nanoTime() - createdNanos > STARTING.toNanos()) {
+            LOG.warn("health check '{}' {}", name, what);
+        } else {
+            LOG.info("health check '{}' {} (not passed yet: starting)", name, what);
+        }
     }
 
     private static CompletableFuture<Void> start(Check check) {

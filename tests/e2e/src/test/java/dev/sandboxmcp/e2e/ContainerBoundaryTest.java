@@ -70,7 +70,7 @@ class ContainerBoundaryTest {
         // [warning][aot] lines, and the JVM then starts without it (three times slower).
         // No warning either: a deployment that warns on every start teaches people to ignore it.
         assertThat(deployment.logs()).contains("Javalin started").doesNotContain("[aot]").doesNotContain(" WARN ");
-        assertThat(ComposeDeployment.logs(deployment.runner)).contains("runner listening on")
+        assertThat(ComposeDeployment.logs(deployment.runner)).contains("connected to the server")
                 .doesNotContain("[aot]").doesNotContain(" WARN ");
     }
 
