@@ -6,6 +6,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,22 +60,24 @@ final class DeclaredLimits {
     }
 
     static final List<Declared> DECLARED;
-    private static final Map<String, Integer> INDEX = new LinkedHashMap<>();
+    private static final Map<String, Integer> INDEX;
     private static final Constructor<Limits> CANONICAL;
     static final Limits DEFAULTS;
 
     static {
         RecordComponent[] components = Limits.class.getRecordComponents();
         List<Declared> declared = new ArrayList<>();
+        Map<String, Integer> index = new HashMap<>();
         Class<?>[] types = new Class<?>[components.length];
         for (RecordComponent component : components) {
             Declared limit = new Declared(component.getName(), component.getAnnotation(Limit.class), component.getAccessor());
             check(limit, component.getType(), declared);
             types[declared.size()] = component.getType();
-            INDEX.put(limit.name(), declared.size());
+            index.put(limit.name(), declared.size());
             declared.add(limit);
         }
         DECLARED = List.copyOf(declared);
+        INDEX = Map.copyOf(index);
         try {
             CANONICAL = Limits.class.getDeclaredConstructor(types);
         } catch (NoSuchMethodException e) {

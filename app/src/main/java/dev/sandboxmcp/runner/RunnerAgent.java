@@ -21,11 +21,10 @@ import org.slf4j.LoggerFactory;
  * secret of this start, builds its tools from the limits the server's welcome states (before any
  * call; the runner has no limits of its own), and carries out the calls that come over that one
  * connection, each on a thread of its own, at most {@code maxCalls} at once (past that a call is
- * answered "busy"). A
- * {@link Protocol.Cancel} interrupts its call, which kills a command's whole tree. When the
- * connection ends, the calls in flight are cancelled and the runner connects again with the
- * same secret; a server that refuses it (it restarted, so it no longer knows the secret) makes
- * the runner exit, and its container restarts with a new ticket.
+ * answered "busy"). A {@link Protocol.Cancel} interrupts its call, which kills a command's whole
+ * tree. When the connection ends, the calls in flight are cancelled and the runner connects again
+ * with the same secret; a server that refuses it (it restarted, so it no longer knows the secret)
+ * makes the runner exit, and its container restarts with a new ticket.
  */
 public final class RunnerAgent implements AutoCloseable {
 
@@ -41,7 +40,7 @@ public final class RunnerAgent implements AutoCloseable {
     private final Runnable refused;
     private final Map<Long, Thread> inFlight = new ConcurrentHashMap<>();
     private volatile Peer peer;
-    private volatile Service service;
+    private Service service; // and servedLimits: set once, under this object's lock
     private Limits servedLimits;
     private volatile boolean closed;
 
