@@ -132,6 +132,16 @@ class StatedLimitsTest {
         }
     }
 
+    @Test
+    void aWelcomeFitsWhatTheRunnerReadsWithRoomToSpare() throws Exception {
+        Protocol.Welcome welcome = new Protocol.Welcome(Limits.defaults());
+        assertThat(decodeWelcome(line(welcome))).isEqualTo(welcome);
+        // Every value is an int (the declarations allow no more): the widest welcome has ten digits in each.
+        String widest = line(welcome).replaceAll(":\\d+", ":2147483647");
+        assertThat(widest.length()).isLessThan(RunnerAgent.WELCOME.lineBytes() / 8);
+        assertThat(2L * welcome.limits().values().size() + 4).isLessThan(RunnerAgent.WELCOME.tokens() / 8);
+    }
+
     static String line(Protocol.Message message) {
         byte[] encoded = Protocol.encode(message);
         return new String(encoded, 0, encoded.length - 1, StandardCharsets.UTF_8);
