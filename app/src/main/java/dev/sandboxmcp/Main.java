@@ -142,12 +142,10 @@ public final class Main {
         AutoCloseable channel;
         if (config.runnerSocket() == null) {
             hardened.join();
-            Map<String, String> settings = new HashMap<>(Config.environmentOf(limits));
-            settings.put("MCP_WORKSPACE", config.workspace().toString());
-            channel = ChildRunner.start(commandEnvironment(environment), settings, runner, runnerSends(limits),
-                    CHILD_RUNNER_READY);
+            channel = ChildRunner.start(commandEnvironment(environment), config.workspace(), runner, runnerSends(limits),
+                    limits, CHILD_RUNNER_READY);
         } else {
-            ChannelListener listener = ChannelListener.start(config.runnerSocket(), runner, runnerSends(limits));
+            ChannelListener listener = ChannelListener.start(config.runnerSocket(), runner, runnerSends(limits), limits);
             TicketOffice office = TicketOffice.start(listener, runner, TICKET_GRACE,
                     () -> health.report().healthy() ? "ok" : "failing");
             channel = () -> {
@@ -179,8 +177,9 @@ public final class Main {
     }
 
     /**
-     * Starts the runner: the workspace, commands and jobs, connected to the server's channel at
-     * {@code config.socket()}. {@code environment} is what its commands see.
+     * Starts the runner: the workspace, connected to the server's channel at {@code config.socket()};
+     * its commands, jobs and tools are built under the limits the server's welcome states.
+     * {@code environment} is what its commands see.
      */
     public static AutoCloseable startRunner(RunnerConfig config, Map<String, String> environment) throws IOException {
         // Before the secret is read: no process of this user (a command) can read this process's memory.
@@ -196,30 +195,34 @@ public final class Main {
             secret = RunnerAgent.secret(awaitTicket(directory.resolve(TicketOffice.TICKET)));
             alive = holdLock(directory.resolve(TicketOffice.LOCK));
         }
-        Limits limits = config.limits();
         Workspace workspace = Workspace.open(config.workspace());
         IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
-        CommandRunner commands = new CommandRunner(environment, limits.outputCapBytes(), limits.outputViewBytes(),
-                limits.killGrace(), limits.maxConcurrentCommands(), sweep);
-        JobManager jobs = new JobManager(environment, limits.jobLogBytes(), limits.killGrace(), limits.maxJobs(),
-                limits.keptJobs(), limits.keptOutputs(), sweep);
-        HealthProbe health = new HealthProbe(List.of(
-                new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
-                new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
-                HEALTH_DEADLINE, HEALTH_REUSE);
-        var tools = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, jobs, limits));
-        RunnerAgent agent = RunnerAgent.start(config.socket(), secret, tools,
-                health, serverSends(limits), RUNNER_CONNECTIONS, () -> System.exit(3));
+        RunnerAgent agent = RunnerAgent.start(config.socket(), secret,
+                limits -> runnerService(limits, workspace, environment, sweep), RUNNER_CONNECTIONS, () -> System.exit(3));
         FileLock held = alive;
         return () -> {
             agent.close();
-            commands.close();
-            jobs.close();
             workspace.close();
             if (held != null) {
                 held.channel().close();
             }
         };
+    }
+
+    /** The runner's commands, jobs, tools and health checks under the {@code limits} the server stated. */
+    private static RunnerAgent.Service runnerService(Limits limits, Workspace workspace, Map<String, String> environment,
+            IdleSweep sweep) {
+        CommandRunner commands = CommandRunner.under(limits, environment, sweep);
+        JobManager jobs = JobManager.under(limits, environment, sweep);
+        HealthProbe health = new HealthProbe(List.of(
+                new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
+                new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
+                HEALTH_DEADLINE, HEALTH_REUSE);
+        var tools = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, jobs, limits));
+        return new RunnerAgent.Service(tools, health, serverSends(limits), () -> {
+            commands.close();
+            jobs.close();
+        });
     }
 
     /** The secret line from the server, read byte by byte so that nothing after it is taken from the pipe. */

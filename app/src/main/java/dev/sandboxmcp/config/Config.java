@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +23,7 @@ import java.util.regex.Pattern;
  * @param tokenDigest    SHA-256 of the bearer token clients must send (the server needs no more)
  * @param allowedOrigins browser origins allowed to call (requests without Origin always pass)
  * @param trustedProxies the reverse proxies whose X-Forwarded-For the audit believes
- * @param limits         sizes, timeouts and counts
+ * @param limits         sizes, timeouts and counts: the server's, and those it states to the runner
  * @param toolchains     what the runner's image offers commands ("go 1.24.4, node 20.19.2"), from
  *                       the image's label; "" when not known (a runner on the host)
  */
@@ -67,65 +66,7 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
                     + "(it is the runner image's toolchain label)");
         }
         return new Config(address.host(), address.port(), basePath, runnerSocket, workspace, token, origins, proxies,
-                limits(reader), toolchains);
-    }
-
-    /** The bounds, from the variables both the server and the runner read. */
-    static Limits limits(EnvReader reader) throws ConfigException {
-        Limits defaults = Limits.defaults();
-        Duration maxTimeout = reader.seconds("MCP_COMMAND_TIMEOUT_MAX_SECONDS", defaults.maxTimeout(), 1, 3600);
-        Duration defaultTimeout = reader.seconds("MCP_COMMAND_TIMEOUT_SECONDS", defaults.defaultTimeout(), 1, 3600);
-        if (defaultTimeout.compareTo(maxTimeout) > 0) {
-            throw new ConfigException("MCP_COMMAND_TIMEOUT_SECONDS (" + defaultTimeout.toSeconds()
-                    + ") is larger than MCP_COMMAND_TIMEOUT_MAX_SECONDS (" + maxTimeout.toSeconds() + ")");
-        }
-        int outputCap = reader.integer("MCP_OUTPUT_LIMIT_BYTES", defaults.outputCapBytes(), 1024, 64 * 1024 * 1024);
-        Limits limits = new Limits(
-                defaultTimeout,
-                maxTimeout,
-                reader.millis("MCP_KILL_GRACE_MILLIS", defaults.killGrace(), 0, 60_000),
-                outputCap,
-                reader.integer("MCP_FILE_LIMIT_BYTES", defaults.fileMaxBytes(), 1024, 64 * 1024 * 1024),
-                reader.integer("MCP_MAX_CONCURRENT_COMMANDS", defaults.maxConcurrentCommands(), 1, 1024),
-                reader.integer("MCP_MAX_REQUEST_BYTES", defaults.maxRequestBytes(), 64 * 1024, 512 * 1024 * 1024),
-                reader.seconds("MCP_KEEPALIVE_SECONDS", defaults.keepAlive(), 1, 3600),
-                reader.integer("MCP_MAX_JOBS", defaults.maxJobs(), 1, 64),
-                reader.seconds("MCP_IDLE_TIMEOUT_SECONDS", defaults.idleTimeout(), 1, 3600),
-                defaults.requestHeadTimeout(),
-                defaults.requestBodyGrace(),
-                defaults.bodyBudgetWait(),
-                defaults.minRequestBytesPerSecond(),
-                reader.integer("MCP_MAX_CONNECTIONS", defaults.maxConnections(), 1, 65536),
-                reader.seconds("MCP_CALL_BUDGET_SECONDS", defaults.callBudget(), 1, 3600),
-                reader.integer("MCP_OUTPUT_VIEW_BYTES", Math.min(defaults.outputViewBytes(), outputCap), 1024, outputCap),
-                defaults.pageBytes(),
-                defaults.pageLines(),
-                defaults.keptOutputs(),
-                defaults.jobLogBytes(),
-                defaults.progressInterval(),
-                defaults.readLinesMax(),
-                defaults.listEntries(),
-                defaults.diffChars());
-        return limits;
-    }
-
-    /**
-     * The variables that make {@link #limits(EnvReader)} read back {@code limits}: how the server
-     * hands its bounds to a runner it starts itself (the HTTP-only bounds stay with the server).
-     */
-    public static Map<String, String> environmentOf(Limits limits) {
-        return Map.ofEntries(
-                Map.entry("MCP_COMMAND_TIMEOUT_MAX_SECONDS", Long.toString(limits.maxTimeout().toSeconds())),
-                Map.entry("MCP_COMMAND_TIMEOUT_SECONDS", Long.toString(limits.defaultTimeout().toSeconds())),
-                Map.entry("MCP_KILL_GRACE_MILLIS", Long.toString(limits.killGrace().toMillis())),
-                Map.entry("MCP_OUTPUT_LIMIT_BYTES", Integer.toString(limits.outputCapBytes())),
-                Map.entry("MCP_FILE_LIMIT_BYTES", Integer.toString(limits.fileMaxBytes())),
-                Map.entry("MCP_MAX_CONCURRENT_COMMANDS", Integer.toString(limits.maxConcurrentCommands())),
-                Map.entry("MCP_MAX_REQUEST_BYTES", Integer.toString(limits.maxRequestBytes())),
-                Map.entry("MCP_KEEPALIVE_SECONDS", Long.toString(limits.keepAlive().toSeconds())),
-                Map.entry("MCP_MAX_JOBS", Integer.toString(limits.maxJobs())),
-                Map.entry("MCP_CALL_BUDGET_SECONDS", Long.toString(limits.callBudget().toSeconds())),
-                Map.entry("MCP_OUTPUT_VIEW_BYTES", Integer.toString(limits.outputViewBytes())));
+                Limits.fromEnvironment(env), toolchains);
     }
 
     /** The MCP path for {@code suffix} ("/mcp", "/sse", ...) under the base path. */
@@ -247,30 +188,6 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
                 throw new ConfigException(name + " must be true or false, got '" + value + "'");
             }
             return value.equals("true");
-        }
-
-        int integer(String name, int fallback, int min, int max) throws ConfigException {
-            String value = env.get(name);
-            if (value == null || value.isBlank()) {
-                return fallback;
-            }
-            try {
-                int parsed = Integer.parseInt(value.strip());
-                if (parsed >= min && parsed <= max) {
-                    return parsed;
-                }
-            } catch (NumberFormatException ignored) {
-                // reported below
-            }
-            throw new ConfigException(name + " must be a whole number from " + min + " to " + max + ", got '" + value + "'");
-        }
-
-        Duration seconds(String name, Duration fallback, int min, int max) throws ConfigException {
-            return Duration.ofSeconds(integer(name, (int) fallback.toSeconds(), min, max));
-        }
-
-        Duration millis(String name, Duration fallback, int min, int max) throws ConfigException {
-            return Duration.ofMillis(integer(name, (int) fallback.toMillis(), min, max));
         }
     }
 }

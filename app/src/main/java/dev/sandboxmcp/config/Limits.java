@@ -1,70 +1,100 @@
 package dev.sandboxmcp.config;
 
+import static dev.sandboxmcp.config.Limit.Unit.BYTES;
+import static dev.sandboxmcp.config.Limit.Unit.COUNT;
+import static dev.sandboxmcp.config.Limit.Unit.MILLIS;
+import static dev.sandboxmcp.config.Limit.Unit.SECONDS;
+
 import java.time.Duration;
+import java.util.Map;
 
 /**
- * Every bound the server enforces, in one place.
- *
- * @param defaultTimeout     a command's deadline when the caller names none
- * @param maxTimeout         the longest deadline a caller may ask for
- * @param killGrace          time between SIGTERM and SIGKILL for a command's processes
- * @param outputCapBytes     bytes kept of each of stdout and stderr
- * @param fileMaxBytes       largest file read and largest content written in one call
- * @param maxConcurrentCommands commands that may run at once
- * @param maxRequestBytes    largest MCP message body accepted (larger gets 413)
- * @param keepAlive          interval of keep-alive pings on open event streams
- * @param maxJobs            background jobs that may run at once
- * @param idleTimeout        how long a connection may stay open with no request on it (between
- *                           requests, or before a request's first byte), or with a read or write
- *                           stalled; a request being handled (a long command, an open event
- *                           stream) is not cut by it, however long it stays silent
- * @param requestHeadTimeout how long a request's line and headers may take to arrive, from its first byte
- * @param requestBodyGrace   the part of a body's deadline that does not depend on its size: it
- *                           covers the {@code bodyBudgetWait} a message may spend waiting before
- *                           it is read (see {@link #requestBodyTimeout})
- * @param bodyBudgetWait     how long a message may wait for room among the bodies being handled
- *                           at once (an eighth of the heap) before it is refused as busy (503)
- * @param minRequestBytesPerSecond the slowest rate a body may arrive at, beyond the grace
- * @param maxConnections     connections open at once; one past it is answered 503 and closed
- * @param callBudget         how long a run_command call may take before it returns with the
- *                           command still running, handed over to a job (clients give up near 60 s)
- * @param outputViewBytes    how much of a command's stdout and stderr together a call shows (head
- *                           and tail); the rest is left out and read by offset
- * @param pageBytes          a page of job_output, and of read_file when no limit is given
- * @param pageLines          lines of a read_file page when no limit is given
- * @param keptOutputs        finished commands whose output stays readable by offset (the most recent)
- * @param jobLogBytes        output kept of each background job: its most recent bytes
- * @param progressInterval   how often a run_command call sends a progress notification, when the
- *                           caller asked for them (it also keeps proxies from cutting the stream)
- * @param readLinesMax       the most lines one read_file call may ask for (limit or tail)
- * @param listEntries        entries a list_directory call shows at most; the result says when it cut
- * @param diffChars          characters of edit_file's diff shown at most; the edit itself is never cut
+ * Every bound the server and the runner enforce, each declared once: its component here, with
+ * its default, variable, unit, range and doc line in its {@link Limit} (as Javalin's
+ * {@code HttpConfig} keeps each setting beside its default). The server reads them from its
+ * environment ({@link #fromEnvironment}) and states them to the runner in its welcome
+ * ({@link #values}, {@link #fromValues}): the runner has no settings of its own to keep equal.
+ * No code calls the canonical constructor but {@link DeclaredLimits}, which checks every value.
+ * To add a limit: a component with its {@code @Limit} (declared after any limit its
+ * {@code atMost} names), and, for a setting, its row in docs/configuration.md ({@code LimitsTest}
+ * prints the row).
  */
 public record Limits(
-        Duration defaultTimeout,
+        @Limit(variable = "MCP_COMMAND_TIMEOUT_MAX_SECONDS", unit = SECONDS, byDefault = 120, min = 1, max = 3600,
+                doc = "largest deadline a caller may ask for")
         Duration maxTimeout,
+        @Limit(variable = "MCP_COMMAND_TIMEOUT_SECONDS", unit = SECONDS, byDefault = 30, min = 1, max = 3600,
+                atMost = "maxTimeout", doc = "a command's deadline when the caller names none")
+        Duration defaultTimeout,
+        @Limit(variable = "MCP_KILL_GRACE_MILLIS", unit = MILLIS, byDefault = 2000, min = 0, max = 60_000,
+                doc = "time between SIGTERM and SIGKILL for a command's processes")
         Duration killGrace,
+        @Limit(variable = "MCP_OUTPUT_LIMIT_BYTES", unit = BYTES, byDefault = 256 * 1024, min = 1024, max = 64 * 1024 * 1024,
+                doc = "bytes kept of the end of each of stdout and stderr (readable by offset after the call)")
         int outputCapBytes,
-        int fileMaxBytes,
-        int maxConcurrentCommands,
-        int maxRequestBytes,
-        Duration keepAlive,
-        int maxJobs,
-        Duration idleTimeout,
-        Duration requestHeadTimeout,
-        Duration requestBodyGrace,
-        Duration bodyBudgetWait,
-        int minRequestBytesPerSecond,
-        int maxConnections,
-        Duration callBudget,
+        @Limit(variable = "MCP_OUTPUT_VIEW_BYTES", unit = BYTES, byDefault = 16 * 1024, min = 1024, max = 64 * 1024 * 1024,
+                atMost = "outputCapBytes", doc = "output a `run_command` result shows, both streams together (head and "
+                + "tail); the rest is left out and read by offset")
         int outputViewBytes,
+        @Limit(variable = "MCP_CALL_BUDGET_SECONDS", unit = SECONDS, byDefault = 50, min = 1, max = 3600,
+                doc = "longest a `run_command` call lasts; a command still running then goes on as a job. Keep it "
+                + "below your client's request timeout (60 s for the TypeScript SDK)")
+        Duration callBudget,
+        @Limit(variable = "MCP_FILE_LIMIT_BYTES", unit = BYTES, byDefault = 1024 * 1024, min = 1024, max = 64 * 1024 * 1024,
+                doc = "largest file read and largest content written in one call")
+        int fileMaxBytes,
+        @Limit(variable = "MCP_MAX_CONCURRENT_COMMANDS", unit = COUNT, byDefault = 8, min = 1, max = 1024,
+                doc = "commands running at once")
+        int maxConcurrentCommands,
+        @Limit(variable = "MCP_MAX_JOBS", unit = COUNT, byDefault = 4, min = 1, max = 64,
+                doc = "background jobs running at once")
+        int maxJobs,
+        @Limit(variable = "MCP_MAX_REQUEST_BYTES", unit = BYTES, byDefault = 8 * 1024 * 1024, min = 64 * 1024,
+                max = 512 * 1024 * 1024, doc = "largest MCP request body (larger gets `413`)")
+        int maxRequestBytes,
+        @Limit(variable = "MCP_KEEPALIVE_SECONDS", unit = SECONDS, byDefault = 20, min = 1, max = 3600,
+                doc = "interval of keep-alive pings on open event streams")
+        Duration keepAlive,
+        @Limit(variable = "MCP_MAX_CONNECTIONS", unit = COUNT, byDefault = 1024, min = 1, max = 65536,
+                doc = "connections open at once; one more is answered `503` and closed. Behind a proxy, one client "
+                + "needs a few; raise it only with the file-descriptor limit in mind")
+        int maxConnections,
+        @Limit(variable = "MCP_IDLE_TIMEOUT_SECONDS", unit = SECONDS, byDefault = 120, min = 1, max = 3600,
+                doc = "a connection with no request in progress (or with a read or write stalled) is closed after "
+                + "this long; a request being handled is not cut by it. Keep it above the reverse proxy's idle timeout "
+                + "for its pooled connections (Traefik's default is 90 s), so the proxy, not the server, closes them")
+        Duration idleTimeout,
+        @Limit(unit = SECONDS, byDefault = 10,
+                doc = "how long a request's line and headers may take to arrive, from its first byte")
+        Duration requestHeadTimeout,
+        @Limit(unit = SECONDS, byDefault = 30,
+                doc = "the part of a body's deadline that does not depend on its size: it covers the bodyBudgetWait a "
+                + "message may spend waiting before it is read (see requestBodyTimeout)")
+        Duration requestBodyGrace,
+        @Limit(unit = SECONDS, byDefault = 20,
+                doc = "how long a message may wait for room among the bodies being handled at once (an eighth of the "
+                + "heap) before it is refused as busy (503)")
+        Duration bodyBudgetWait,
+        @Limit(unit = BYTES, byDefault = 16 * 1024, doc = "the slowest rate a body may arrive at, per second, beyond the grace")
+        int minRequestBytesPerSecond,
+        @Limit(unit = BYTES, byDefault = 64 * 1024, doc = "a page of job_output, and of read_file when no limit is given")
         int pageBytes,
+        @Limit(unit = COUNT, byDefault = 2000, doc = "lines of a read_file page when no limit is given")
         int pageLines,
+        @Limit(unit = COUNT, byDefault = 16,
+                doc = "finished commands whose output stays readable by offset (the most recent)")
         int keptOutputs,
+        @Limit(unit = BYTES, byDefault = 1024 * 1024, doc = "output kept of each background job: its most recent bytes")
         int jobLogBytes,
+        @Limit(unit = SECONDS, byDefault = 5,
+                doc = "how often a run_command call sends a progress notification, when the caller asked for them (it "
+                + "also keeps proxies from cutting the stream)")
         Duration progressInterval,
+        @Limit(unit = COUNT, byDefault = 100_000, doc = "the most lines one read_file call may ask for (limit or tail)")
         int readLinesMax,
+        @Limit(unit = COUNT, byDefault = 2000, doc = "entries a list_directory call shows at most; the result says when it cut")
         int listEntries,
+        @Limit(unit = COUNT, byDefault = 128 * 1024, doc = "characters of edit_file's diff shown at most; the edit itself is never cut")
         int diffChars) {
 
     /**
@@ -73,33 +103,27 @@ public record Limits(
      */
     public static final int COMMAND_BYTES = 128 * 1024;
 
+    /** Every limit at its default. */
     public static Limits defaults() {
-        return new Limits(
-                Duration.ofSeconds(30),     // defaultTimeout
-                Duration.ofSeconds(120),    // maxTimeout
-                Duration.ofSeconds(2),      // killGrace
-                256 * 1024,                 // outputCapBytes
-                1024 * 1024,                // fileMaxBytes
-                8,                          // maxConcurrentCommands
-                8 * 1024 * 1024,            // maxRequestBytes
-                Duration.ofSeconds(20),     // keepAlive
-                4,                          // maxJobs
-                Duration.ofSeconds(120),    // idleTimeout
-                Duration.ofSeconds(10),     // requestHeadTimeout
-                Duration.ofSeconds(30),     // requestBodyGrace
-                Duration.ofSeconds(20),     // bodyBudgetWait
-                16 * 1024,                  // minRequestBytesPerSecond
-                1024,                       // maxConnections
-                Duration.ofSeconds(50),     // callBudget
-                16 * 1024,                  // outputViewBytes
-                64 * 1024,                  // pageBytes
-                2000,                       // pageLines
-                16,                         // keptOutputs
-                1024 * 1024,                // jobLogBytes
-                Duration.ofSeconds(5),      // progressInterval
-                100_000,                    // readLinesMax
-                2000,                       // listEntries
-                128 * 1024);                // diffChars
+        return DeclaredLimits.DEFAULTS;
+    }
+
+    /** The limits set in {@code env} (the variables of the settings), the others at their defaults. */
+    public static Limits fromEnvironment(Map<String, String> env) throws ConfigException {
+        return DeclaredLimits.read(env);
+    }
+
+    /** Each limit by its name (the component's), as a number in its unit, in declaration order: the welcome's field. */
+    public Map<String, Long> values() {
+        return DeclaredLimits.values(this);
+    }
+
+    /**
+     * The limits {@link #values} gave: every limit named once, each within its range (a fixed one
+     * at its default), or an {@code IllegalArgumentException} that says which is not.
+     */
+    public static Limits fromValues(Map<String, Long> values) {
+        return DeclaredLimits.fromValues(values);
     }
 
     /** Background jobs remembered, running or finished (the oldest finished one is forgotten first). */

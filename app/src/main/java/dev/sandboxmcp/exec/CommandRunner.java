@@ -1,5 +1,6 @@
 package dev.sandboxmcp.exec;
 
+import dev.sandboxmcp.config.Limits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -56,6 +57,12 @@ public final class CommandRunner implements AutoCloseable {
         this.killGrace = killGrace;
         this.maxConcurrent = maxConcurrent;
         this.slots = new Semaphore(maxConcurrent);
+    }
+
+    /** The runner's: commands under {@code limits}, each taking part in {@code sweep}. */
+    public static CommandRunner under(Limits limits, Map<String, String> environment, IdleSweep sweep) {
+        return new CommandRunner(environment, limits.outputCapBytes(), limits.outputViewBytes(), limits.killGrace(),
+                limits.maxConcurrentCommands(), sweep);
     }
 
     /** Thrown when {@code maxConcurrent} commands are already running. */

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.exec;
 
+import dev.sandboxmcp.config.Limits;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -55,6 +56,12 @@ public final class JobManager implements AutoCloseable {
         this.killGrace = killGrace;
         this.maxRunning = maxRunning;
         this.maxKept = maxKept;
+    }
+
+    /** The runner's: jobs under {@code limits}, each taking part in {@code sweep}. */
+    public static JobManager under(Limits limits, Map<String, String> environment, IdleSweep sweep) {
+        return new JobManager(environment, limits.jobLogBytes(), limits.killGrace(), limits.maxJobs(), limits.keptJobs(),
+                limits.keptOutputs(), sweep);
     }
 
     /** Thrown when {@code maxRunning} jobs are running. */

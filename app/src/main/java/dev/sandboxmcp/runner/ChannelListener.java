@@ -1,5 +1,6 @@
 package dev.sandboxmcp.runner;
 
+import dev.sandboxmcp.config.Limits;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -37,6 +38,7 @@ public final class ChannelListener implements AutoCloseable {
     private final ServerSocketChannel listener;
     private final RunnerLink link;
     private final Bounds runnerSends;
+    private final Limits limits;
     private final Semaphore unproven = new Semaphore(MAX_UNPROVEN);
     private final AtomicLong refusedAtOnce = new AtomicLong();
     private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
@@ -45,25 +47,28 @@ public final class ChannelListener implements AutoCloseable {
     private volatile Runnable onProven = () -> { };
     private volatile boolean closed;
 
-    private ChannelListener(Path socket, ServerSocketChannel listener, RunnerLink link, Bounds runnerSends) {
+    private ChannelListener(Path socket, ServerSocketChannel listener, RunnerLink link, Bounds runnerSends, Limits limits) {
         this.socket = socket;
         this.listener = listener;
         this.link = link;
         this.runnerSends = runnerSends;
+        this.limits = limits;
     }
 
     /**
      * Listens on {@code socket} (replacing a stale one of an earlier start: the directory is the
-     * server's) and hands each runner that proves itself to {@code link}; its messages are read
-     * within {@code runnerSends}.
+     * server's) and hands each runner that proves itself to {@code link}, welcoming it with
+     * {@code limits} (the runner serves under them; what it sends is read within
+     * {@code runnerSends}, which the server derived from them and no runner can move).
      */
-    public static ChannelListener start(Path socket, RunnerLink link, Bounds runnerSends) throws IOException {
+    public static ChannelListener start(Path socket, RunnerLink link, Bounds runnerSends, Limits limits)
+            throws IOException {
         Files.deleteIfExists(socket);
         ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         listener.bind(UnixDomainSocketAddress.of(socket));
         // connect(2) needs write permission on the socket; the runner is another user.
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
-        ChannelListener channel = new ChannelListener(socket, listener, link, runnerSends);
+        ChannelListener channel = new ChannelListener(socket, listener, link, runnerSends, limits);
         Thread.ofPlatform().name("channel-accept").daemon().start(channel::acceptLoop);
         LOG.info("listening for the runner on {}", socket);
         return channel;
@@ -138,7 +143,7 @@ public final class ChannelListener implements AutoCloseable {
         if (proven) {
             onProven.run();
             peer.bound(runnerSends);
-            peer.send(new Protocol.Welcome());
+            peer.send(new Protocol.Welcome(limits));
             LOG.info("the runner proved itself and is connected");
             link.serve(peer);
             LOG.warn("the runner's connection ended");

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.runner;
 
+import dev.sandboxmcp.config.Limits;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -46,16 +47,16 @@ public final class ChildRunner implements AutoCloseable {
     }
 
     /**
-     * Starts the child with {@code environment} (what its commands will see) plus its settings
-     * ({@code settings}: the workspace and the bounds), and waits until it has connected to
-     * {@code link} through a channel listening in a private directory, reading its messages within
-     * {@code runnerSends}.
+     * Starts the child on {@code workspace} with {@code environment} (what its commands will see),
+     * and waits until it has connected to {@code link} through a channel listening in a private
+     * directory, which welcomes it with {@code limits} as a runner in a container is welcomed, and
+     * reads its messages within {@code runnerSends}.
      */
-    public static ChildRunner start(Map<String, String> environment, Map<String, String> settings, RunnerLink link,
-            Bounds runnerSends, Duration ready) throws IOException {
+    public static ChildRunner start(Map<String, String> environment, Path workspace, RunnerLink link, Bounds runnerSends,
+            Limits limits, Duration ready) throws IOException {
         Path directory = Files.createTempDirectory("sandbox-mcp-runner-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        ChannelListener listener = ChannelListener.start(directory.resolve("runner.sock"), link, runnerSends);
+        ChannelListener listener = ChannelListener.start(directory.resolve("runner.sock"), link, runnerSends, limits);
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -66,7 +67,7 @@ public final class ChildRunner implements AutoCloseable {
                 .redirectError(ProcessBuilder.Redirect.appendTo(new File("/dev/stderr")));
         builder.environment().clear();
         builder.environment().putAll(environment);
-        builder.environment().putAll(settings);
+        builder.environment().put("MCP_WORKSPACE", workspace.toString());
         builder.environment().put("MCP_RUNNER_SOCKET", listener.socket().toString());
         builder.environment().put(PARENT_PIPE_VARIABLE, "true");
         ChildRunner child = new ChildRunner(directory, listener, link, builder);

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.runner;
 
+import dev.sandboxmcp.config.Limits;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -31,6 +32,8 @@ final class Protocol {
     static final int NAME_CHARS = 64;
     static final int REASON_CHARS = 200;
     static final int MAX_FAILED_CHECKS = 16;
+    /** Far more than are declared: a welcome names each limit once. */
+    static final int MAX_LIMITS = 256;
 
     private static final JsonFactory WRITER = JsonFactory.builder().build();
 
@@ -106,17 +109,34 @@ final class Protocol {
         }
     }
 
-    /** The server took the hello: calls may follow. */
-    record Welcome() implements Message {
+    /**
+     * The server took the hello: calls may follow, within the limits it states. The server owns
+     * the one configuration; the runner has no limits but these, checked against their
+     * declarations ({@link Limits#fromValues}), and states none of its own.
+     */
+    record Welcome(Limits limits) implements Message {
         static Welcome read(Fields in) throws Violation {
-            if (in.next()) {
-                throw in.unknown();
+            Limits limits = null;
+            while (in.next()) {
+                if (!in.name().equals("limits")) {
+                    throw in.unknown();
+                }
+                Map<String, Long> values = in.numbers(MAX_LIMITS);
+                try {
+                    limits = Limits.fromValues(values);
+                } catch (IllegalArgumentException e) {
+                    throw new Violation("a welcome message with " + e.getMessage());
+                }
             }
-            return new Welcome();
+            return new Welcome(required(limits, "limits"));
         }
 
         @Override
         public void write(JsonGenerator out) {
+            out.writeName("limits");
+            out.writeStartObject();
+            limits.values().forEach((name, value) -> out.writeNumberProperty(name, value.longValue()));
+            out.writeEndObject();
         }
     }
 
@@ -456,6 +476,25 @@ final class Protocol {
                 values.add(string(maxChars));
             }
             return List.copyOf(values);
+        }
+
+        /** An object of whole numbers, at most {@code maxItems} of them, each key once. */
+        Map<String, Long> numbers(int maxItems) throws Violation {
+            if (parser.currentToken() != JsonToken.START_OBJECT) {
+                throw wrong("an object");
+            }
+            Map<String, Long> values = new LinkedHashMap<>();
+            while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+                String key = parser.currentName();
+                if (values.size() == maxItems) {
+                    throw wrong("at most " + maxItems + " items");
+                }
+                parser.nextToken();
+                if (values.put(key, number(Long.MIN_VALUE, Long.MAX_VALUE)) != null) {
+                    throw new Violation("a " + kind + " message with the key '" + cut(key) + "' twice in an object");
+                }
+            }
+            return values;
         }
 
         /** A JSON object passed through (arguments, structured results), within the parser's bounds. */

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.runner;
 
+import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.tools.ToolExecutor;
 import dev.sandboxmcp.tools.ToolResponse;
@@ -11,49 +12,65 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The runner's end of the channel: connects out to the server's socket, proves itself with the
- * secret of this start, and carries out the calls that come over that one connection, each on a
- * thread of its own, at most {@code maxCalls} at once (past that a call is answered "busy"). A
- * {@link Protocol.Cancel} interrupts its call, which kills a command's whole tree. When the
- * connection ends, the calls in flight are cancelled and the runner connects again with the
- * same secret; a server that refuses it (it restarted, so it no longer knows the secret) makes
- * the runner exit, and its container restarts with a new ticket.
+ * secret of this start, builds its tools from the limits the server's welcome states (before any
+ * call; the runner has no limits of its own), and carries out the calls that come over that one
+ * connection, each on a thread of its own, at most {@code maxCalls} at once (past that a call is
+ * answered "busy"). A {@link Protocol.Cancel} interrupts its call, which kills a command's whole
+ * tree. When the connection ends, the calls in flight are cancelled and the runner connects again
+ * with the same secret; a server that refuses it (it restarted, so it no longer knows the secret)
+ * makes the runner exit, and its container restarts with a new ticket.
  */
 public final class RunnerAgent implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunnerAgent.class);
     private static final Duration RETRY = Duration.ofMillis(200);
+    /** A welcome is a line of a kilobyte or so: the limits, each a name and a number. */
+    static final Bounds WELCOME = new Bounds(16 * 1024, 4 * Protocol.MAX_LIMITS, 4, 256);
 
     private final UnixDomainSocketAddress address;
     private final Secret secret;
-    private final ToolExecutor tools;
-    private final HealthProbe health;
-    private final Bounds serverSends;
+    private final Function<Limits, Service> setUp;
     private final int maxCalls;
     private final Runnable refused;
     private final Map<Long, Thread> inFlight = new ConcurrentHashMap<>();
     private volatile Peer peer;
+    private Service service; // and servedLimits: set once, under this object's lock
+    private Limits servedLimits;
     private volatile boolean closed;
 
-    private RunnerAgent(Path socket, Secret secret, ToolExecutor tools, HealthProbe health, Bounds serverSends, int maxCalls,
-            Runnable refused) {
+    /**
+     * What the runner serves with, built once from the limits of the server's first welcome.
+     *
+     * @param tools       what carries out the calls
+     * @param health      the checks a ping runs
+     * @param serverSends what the runner accepts in one message from the server
+     * @param resources   closed with the agent (commands, jobs)
+     */
+    public record Service(ToolExecutor tools, HealthProbe health, Bounds serverSends, AutoCloseable resources) {
+    }
+
+    private RunnerAgent(Path socket, Secret secret, Function<Limits, Service> setUp, int maxCalls, Runnable refused) {
         this.address = UnixDomainSocketAddress.of(socket);
         this.secret = secret;
-        this.tools = tools;
-        this.health = health;
-        this.serverSends = serverSends;
+        this.setUp = setUp;
         this.maxCalls = maxCalls;
         this.refused = refused;
     }
 
-    /** Connects to {@code socket} and serves from a thread of its own; {@code refused} runs when the server refuses. */
-    public static RunnerAgent start(Path socket, Secret secret, ToolExecutor tools, HealthProbe health,
-            Bounds serverSends, int maxCalls, Runnable refused) {
-        RunnerAgent agent = new RunnerAgent(socket, secret, tools, health, serverSends, maxCalls, refused);
+    /**
+     * Connects to {@code socket} and serves from a thread of its own, with what {@code setUp}
+     * builds from the limits of the first welcome; {@code refused} runs when the server refuses
+     * this runner, or states other limits than it first did.
+     */
+    public static RunnerAgent start(Path socket, Secret secret, Function<Limits, Service> setUp, int maxCalls,
+            Runnable refused) {
+        RunnerAgent agent = new RunnerAgent(socket, secret, setUp, maxCalls, refused);
         Thread.ofPlatform().name("runner-channel").start(agent::run);
         return agent;
     }
@@ -83,7 +100,7 @@ public final class RunnerAgent implements AutoCloseable {
                 continue;
             }
             logged = false;
-            Peer current = new Peer(channel, Protocol.Sender.SERVER, ChannelListener.HELLO);
+            Peer current = new Peer(channel, Protocol.Sender.SERVER, WELCOME);
             peer = current;
             try {
                 current.send(new Protocol.Hello(Protocol.VERSION, secret));
@@ -94,12 +111,18 @@ public final class RunnerAgent implements AutoCloseable {
                     refused.run();
                     return;
                 }
-                if (!(answer instanceof Protocol.Welcome)) {
+                if (!(answer instanceof Protocol.Welcome welcome)) {
                     throw new IOException("the connection ended before the server's answer to the hello");
                 }
-                current.bound(serverSends);
+                Service serving = serviceFor(welcome.limits());
+                if (serving == null) {
+                    closed = true;
+                    refused.run();
+                    return;
+                }
+                current.bound(serving.serverSends());
                 LOG.info("connected to the server");
-                serve(current);
+                serve(current, serving);
             } catch (IOException | Protocol.Violation e) {
                 if (!closed) {
                     LOG.warn("the channel to the server ended: {}", e.getMessage());
@@ -112,12 +135,36 @@ public final class RunnerAgent implements AutoCloseable {
         }
     }
 
-    private void serve(Peer current) throws IOException, Protocol.Violation {
+    /**
+     * What serves under {@code limits}: built at the first welcome; a later welcome (a reconnect to
+     * the same server) must state the same limits. Null when it cannot be served.
+     */
+    private synchronized Service serviceFor(Limits limits) {
+        if (closed) {
+            return null;
+        }
+        if (service == null) {
+            try {
+                service = setUp.apply(limits);
+                servedLimits = limits;
+            } catch (RuntimeException e) {
+                LOG.error("the runner could not set up under the server's limits; exiting", e);
+                return null;
+            }
+        } else if (!limits.equals(servedLimits)) {
+            LOG.error("the server stated other limits than at this runner's first connection; exiting so that it "
+                    + "starts again under them");
+            return null;
+        }
+        return service;
+    }
+
+    private void serve(Peer current, Service serving) throws IOException, Protocol.Violation {
         while (true) {
             Protocol.Message message = current.receive(Protocol.Phase.ESTABLISHED);
             switch (message) {
                 case null -> throw new IOException("the server closed the connection");
-                case Protocol.Call call -> start(current, call);
+                case Protocol.Call call -> start(current, call, serving.tools());
                 case Protocol.Cancel cancel -> {
                     Thread worker = inFlight.get(cancel.id());
                     if (worker != null) {
@@ -125,13 +172,13 @@ public final class RunnerAgent implements AutoCloseable {
                     }
                 }
                 case Protocol.Ping ping -> Thread.ofVirtual().name("runner-ping").start(
-                        () -> current.send(new Protocol.Pong(ping.id(), health.report().failed())));
+                        () -> current.send(new Protocol.Pong(ping.id(), serving.health().report().failed())));
                 default -> throw new Protocol.Violation("the table lets the server send only call, cancel and ping");
             }
         }
     }
 
-    private void start(Peer current, Protocol.Call call) {
+    private void start(Peer current, Protocol.Call call, ToolExecutor tools) {
         if (inFlight.size() >= maxCalls) {
             current.send(reply(call.id(), ToolResponse.failure(null, "the runner is busy with other calls; try again in a "
                     + "moment")));
@@ -178,13 +225,24 @@ public final class RunnerAgent implements AutoCloseable {
         }
     }
 
-    /** Stops connecting; calls in flight are interrupted with the connection. */
+    /** Stops connecting; calls in flight are interrupted with the connection, and what served them is closed. */
     @Override
     public void close() {
-        closed = true;
+        Service built;
+        synchronized (this) {
+            closed = true;
+            built = service;
+        }
         Peer current = peer;
         if (current != null) {
             current.close();
+        }
+        if (built != null) {
+            try {
+                built.resources().close();
+            } catch (Exception e) {
+                LOG.warn("closing the runner's commands and jobs: {}", e.toString());
+            }
         }
     }
 }

@@ -19,7 +19,9 @@
  * <pre>
  *   kind      sent by  phase        fields (checks)
  *   hello     runner   hello        version (= 1), secret (64 hex digits, this start's)
- *   welcome   server   hello        -
+ *   welcome   server   hello        limits (every limit of config.Limits by name, each within its
+ *                                   declared range, each once): the runner builds its tools from
+ *                                   the first, and gives up if a later one differs
  *   refused   server   hello        reason (<= 200 chars); the runner exits, its container restarts
  *   call      server   established  id (> 0), tool (<= 64 chars), arguments (an object)
  *   cancel    server   established  id; interrupts that call (its command tree is killed)
@@ -38,7 +40,14 @@
  * pass through as trees built within those bounds. The server checks a call against the runner's
  * bounds before sending it, so a token holder's oversized call is a tool error, never a broken
  * connection. A violation from the runner closes its connection and fails its calls in flight;
- * answers to ids nothing waits for (after a deadline or cancel) are dropped.
+ * answers to ids nothing waits for (after a deadline or cancel) are dropped. A welcome is read
+ * within 16 KiB.
+ *
+ * <h2>The limits travel one way</h2>
+ * The server owns the one configuration and states every limit in its welcome; the runner reads
+ * none from its environment and states none (a hello carries only its version and secret). The
+ * server's bounds on what it reads from the runner derive from its own limits before any runner
+ * connects, so nothing a runner taken over sends can raise them ({@code StatedLimitsTest}).
  *
  * <h2>Who may connect</h2>
  * A connection's first line must be a hello with this start's secret within 2 s

@@ -32,30 +32,6 @@ class ConfigTest {
     }
 
     @Test
-    void runnerStartedByTheServerReadsBackTheServersCommandAndFileBounds(@TempDir Path workspace) throws Exception {
-        Map<String, String> env = new HashMap<>(Map.of("MCP_AUTH_TOKEN", "t".repeat(40), "MCP_WORKSPACE", workspace.toString(),
-                "MCP_COMMAND_TIMEOUT_SECONDS", "7", "MCP_COMMAND_TIMEOUT_MAX_SECONDS", "9", "MCP_KILL_GRACE_MILLIS", "150",
-                "MCP_OUTPUT_LIMIT_BYTES", "4096", "MCP_FILE_LIMIT_BYTES", "8192", "MCP_MAX_CONCURRENT_COMMANDS", "3",
-                "MCP_MAX_REQUEST_BYTES", "131072", "MCP_KEEPALIVE_SECONDS", "11"));
-        env.put("MCP_MAX_JOBS", "2");
-        env.put("MCP_CALL_BUDGET_SECONDS", "5");
-        env.put("MCP_OUTPUT_VIEW_BYTES", "2048");
-        Limits server = Config.fromEnvironment(env).limits();
-        Map<String, String> handed = new HashMap<>(Config.environmentOf(server));
-        handed.put("MCP_RUNNER_SOCKET", workspace.resolve("runner.sock").toString());
-        handed.put("MCP_WORKSPACE", workspace.toString());
-        Limits runner = RunnerConfig.fromEnvironment(handed).limits();
-        assertThat(runner.defaultTimeout()).isEqualTo(server.defaultTimeout()).isEqualTo(Duration.ofSeconds(7));
-        assertThat(runner).usingRecursiveComparison()
-                .comparingOnlyFields("defaultTimeout", "maxTimeout", "killGrace", "outputCapBytes", "fileMaxBytes",
-                        "maxConcurrentCommands", "maxRequestBytes", "keepAlive", "maxJobs", "callBudget", "outputViewBytes")
-                .isEqualTo(server);
-        assertThat(runner.callBudget()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(runner.outputViewBytes()).isEqualTo(2048);
-        assertThat(RunnerConfig.fromEnvironment(handed).sweepAll()).isFalse();
-    }
-
-    @Test
     void runnerModeNeedsItsSocketPath() {
         assertThatThrownBy(() -> RunnerConfig.fromEnvironment(Map.of())).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("MCP_RUNNER_SOCKET");
@@ -139,7 +115,10 @@ class ConfigTest {
         assertThat(config.limits().defaultTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.limits().outputCapBytes()).isEqualTo(1024);
         assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_COMMAND_TIMEOUT_SECONDS", "11",
-                "MCP_COMMAND_TIMEOUT_MAX_SECONDS", "10"))).hasMessageContaining("larger than");
+                "MCP_COMMAND_TIMEOUT_MAX_SECONDS", "10"))).hasMessage("MCP_COMMAND_TIMEOUT_SECONDS must be a whole number "
+                + "from 1 to 10 (at most MCP_COMMAND_TIMEOUT_MAX_SECONDS), got '11'");
+        assertThat(Config.fromEnvironment(env("MCP_COMMAND_TIMEOUT_MAX_SECONDS", "10")).limits().defaultTimeout())
+                .as("an unset default under a smaller maximum takes the maximum").isEqualTo(Duration.ofSeconds(10));
         assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_OUTPUT_LIMIT_BYTES", "1023")))
                 .hasMessageContaining("MCP_OUTPUT_LIMIT_BYTES");
         assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_MAX_CONCURRENT_COMMANDS", "0")))
@@ -173,7 +152,9 @@ class ConfigTest {
         assertThat(Config.fromEnvironment(env("MCP_OUTPUT_LIMIT_BYTES", "4096", "MCP_OUTPUT_VIEW_BYTES", "4096")).limits()
                 .outputViewBytes()).isEqualTo(4096);
         assertThatThrownBy(() -> Config.fromEnvironment(env("MCP_OUTPUT_LIMIT_BYTES", "4096", "MCP_OUTPUT_VIEW_BYTES", "4097")))
-                .hasMessage("MCP_OUTPUT_VIEW_BYTES must be a whole number from 1024 to 4096, got '4097'");
+                .hasMessage("MCP_OUTPUT_VIEW_BYTES must be a whole number from 1024 to 4096 (at most MCP_OUTPUT_LIMIT_BYTES), "
+                        + "got '4097'");
+        assertThat(Config.fromEnvironment(env("MCP_OUTPUT_LIMIT_BYTES", "4096")).limits().outputViewBytes()).isEqualTo(4096);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.sandboxmcp.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.tools.CallCancellation;
 import dev.sandboxmcp.tools.LocalTools;
@@ -86,14 +87,15 @@ class ChannelTest {
     }
 
     ChannelListener listen(RunnerLink link) throws Exception {
-        ChannelListener listener = ChannelListener.start(dir.resolve("runner.sock"), link, BOUNDS);
+        ChannelListener listener = ChannelListener.start(dir.resolve("runner.sock"), link, BOUNDS, Limits.defaults());
         open.add(listener);
         return listener;
     }
 
     RunnerAgent agent(ChannelListener listener, Secret secret, EchoTool tool, int maxCalls) {
-        RunnerAgent agent = RunnerAgent.start(listener.socket(), secret, new LocalTools(List.of(tool)),
-                new HealthProbe(List.of(), DEADLINE, Duration.ZERO), BOUNDS, maxCalls, () -> refused.set(true));
+        RunnerAgent agent = RunnerAgent.start(listener.socket(), secret, limits -> new RunnerAgent.Service(
+                new LocalTools(List.of(tool)), new HealthProbe(List.of(), DEADLINE, Duration.ZERO), BOUNDS, () -> { }),
+                maxCalls, () -> refused.set(true));
         open.add(agent);
         return agent;
     }

@@ -13,6 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -37,14 +40,22 @@ final class HostileRunner implements AutoCloseable {
     private final FileLock lock;
     private final Thread connector;
     private volatile Behaviour behaviour;
+    private volatile UnaryOperator<String> hello;
+    private final List<String> answers = new CopyOnWriteArrayList<>();
     private volatile SocketChannel current;
     private volatile boolean closed;
     private volatile boolean connected;
 
     /** Reads the ticket in the socket's directory (waiting for it), takes the lock, and connects. */
     HostileRunner(Path socket, Behaviour behaviour) throws IOException, InterruptedException {
+        this(socket, behaviour, HostileRunner::hello);
+    }
+
+    /** As above, saying {@code hello} (given the secret) first. */
+    HostileRunner(Path socket, Behaviour behaviour, UnaryOperator<String> hello) throws IOException, InterruptedException {
         this.socket = socket;
         this.behaviour = behaviour;
+        this.hello = hello;
         Path directory = socket.getParent();
         Path ticket = directory.resolve(TicketOffice.TICKET);
         for (int i = 0; i < 600 && !Files.exists(ticket); i++) {
@@ -70,6 +81,21 @@ final class HostileRunner implements AutoCloseable {
         behaviour = next;
     }
 
+    /** The hello a runner sends, with the secret of this start. */
+    static String hello(String secret) {
+        return "{\"kind\":\"hello\",\"version\":1,\"secret\":\"" + secret + "\"}";
+    }
+
+    /** Sends {@code next}'s line (given the secret) as its hello from the next connection on. */
+    void sayHello(UnaryOperator<String> next) {
+        hello = next;
+    }
+
+    /** The server's answer to each hello so far (a welcome or a refusal), oldest first. */
+    List<String> answers() {
+        return List.copyOf(answers);
+    }
+
     private void connectLoop(String secret) {
         while (!closed) {
             try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
@@ -77,8 +103,11 @@ final class HostileRunner implements AutoCloseable {
                 current = channel;
                 OutputStream out = Channels.newOutputStream(channel);
                 InputStream in = Channels.newInputStream(channel);
-                writeLine(out, "{\"kind\":\"hello\",\"version\":1,\"secret\":\"" + secret + "\"}");
+                writeLine(out, hello.apply(secret));
                 String welcome = readLine(in);
+                if (welcome != null) {
+                    answers.add(welcome);
+                }
                 if (welcome == null || !welcome.contains("welcome")) {
                     throw new IOException("not welcomed: " + welcome);
                 }

@@ -1,6 +1,5 @@
 package dev.sandboxmcp.bench;
 
-import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.tools.Progress;
 import dev.sandboxmcp.tools.ToolExecutor;
@@ -23,15 +22,12 @@ public final class AtRunner {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         Path workspace = Files.createDirectories(Files.createTempDirectory("sandbox-mcp-atrunner-").resolve("ws"));
         Files.writeString(workspace.resolve("four.txt"), "x".repeat(4095) + "\n");
-        Limits limits = Limits.defaults();
-        Map<String, String> settings = new HashMap<>(Config.environmentOf(limits));
-        settings.put("MCP_WORKSPACE", workspace.toString());
         Map<String, String> env = new HashMap<>(Map.of("PATH", System.getenv("PATH"), "HOME", System.getenv("HOME")));
         dev.sandboxmcp.runner.Bounds bounds = new dev.sandboxmcp.runner.Bounds(16 << 20, 200_000, 64, 16 << 20);
         dev.sandboxmcp.runner.RunnerLink executor = new dev.sandboxmcp.runner.RunnerLink(bounds,
                 (tool, arguments) -> Duration.ofSeconds(60));
-        dev.sandboxmcp.runner.ChildRunner child = dev.sandboxmcp.runner.ChildRunner.start(env, settings, executor, bounds,
-                Duration.ofSeconds(60));
+        dev.sandboxmcp.runner.ChildRunner child = dev.sandboxmcp.runner.ChildRunner.start(env, workspace, executor, bounds,
+                Limits.defaults(), Duration.ofSeconds(60));
         double read = p50(executor, "read_file", Map.of("path", "four.txt"));
         double command = p50(executor, "run_command", Map.of("command", "true"));
         System.out.printf(Locale.ROOT, "| read_file 4 KiB (at the runner) | %.3f |%n| run_command true (at the runner) | %.3f |%n",

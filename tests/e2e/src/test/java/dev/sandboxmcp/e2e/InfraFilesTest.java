@@ -77,7 +77,8 @@ class InfraFilesTest {
                 .anyMatch(v -> v.equals("channel:/run/sandbox-mcp:ro")).anyMatch(v -> v.equals("home:/home/sandbox:nocopy"));
         // The home volume is made by `make up` and outlives `make down --volumes`.
         assertThat(map(map(compose, "volumes"), "home")).containsEntry("external", true);
-        assertThat(map(runner, "environment")).doesNotContainKeys("MCP_AUTH_TOKEN", "MCP_AUTH_TOKEN_SHA256");
+        // No token, and no limit: the server states every limit to the runner when it connects.
+        assertThat(map(runner, "environment")).containsOnlyKeys("MCP_RUNNER_SWEEP_ALL");
         Map<String, Object> server = map(map(compose, "services"), "server");
         assertThat(server).containsEntry("pids_limit", 64).containsEntry("mem_limit", "512m");
         assertThat((List<String>) server.get("volumes")).containsExactly("channel:/run/sandbox-mcp");
