@@ -96,7 +96,7 @@ final class CancellationFilter implements Filter {
                 return rest.isEmpty() ? null : rest;
             });
             if (call.cancelled()) {
-                LOG.info("tool call {} cancelled: {}", message.get("id"), call.reason());
+                LOG.info("tool call {} cancelled: {}", shown(message.get("id")), call.reason());
             }
         }
     }
@@ -108,8 +108,14 @@ final class CancellationFilter implements Filter {
             calls.getFirst().cancel("notifications/cancelled: " + reason.substring(0, Math.min(reason.length(), 200)));
         } else if (calls.size() > 1) {
             LOG.warn("notifications/cancelled for id {} ignored: {} calls in progress share that id",
-                    params.get("requestId"), calls.size());
+                    shown(params.get("requestId")), calls.size());
         }
+    }
+
+    /** A client's id for the log: its first 80 characters, and how many there were when more. */
+    private static String shown(Object id) {
+        String text = String.valueOf(id);
+        return text.length() <= 80 ? text : text.substring(0, 80) + "... (" + text.length() + " characters)";
     }
 
     private static boolean isId(Object id) {
