@@ -46,9 +46,7 @@ class PagedReadTest {
     }
 
     ToolResponse page(String path, long offset, long limit) {
-        ToolResponse response = ToolCalls.call(read, Map.of("path", path, "offset", offset, "limit", limit));
-        assertThat(response.error()).as(response.text()).isFalse();
-        return response;
+        return ToolCalls.page(read, path, offset, limit);
     }
 
     @Test

@@ -45,9 +45,7 @@ class PagingIndexTest {
     }
 
     Map<String, Object> page(String path, long offset, long limit) {
-        ToolResponse response = ToolCalls.call(read, Map.of("path", path, "offset", offset, "limit", limit));
-        assertThat(response.error()).as(response.text()).isFalse();
-        return response.structured();
+        return ToolCalls.page(read, path, offset, limit).structured();
     }
 
     /** Lines "{word} 1" to "{word} n", and more than the count budget of bytes. */
