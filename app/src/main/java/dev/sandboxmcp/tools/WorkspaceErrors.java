@@ -61,9 +61,9 @@ final class WorkspaceErrors {
             case NotFound _ -> (directory ? "no such directory: " : "no such file: ") + path;
             case ParentMissing(String missing) -> path + ": directory " + Names.quoted(missing)
                     + " does not exist; create it first (run_command mkdir -p)";
-            case NotADirectory(String which) when e.op() == Op.OPEN -> "workspace " + e.path() + " is not a directory";
+            case NotADirectory _ when e.op() == Op.OPEN -> "workspace " + e.path() + " is not a directory";
             case NotADirectory(String which) -> (which == null ? path : path + ": " + Names.quoted(which))
-                    + " is not a directory" + (e.op() == Op.LIST && which == null ? "; to see a file, use read_file" : "");
+                    + " is not a directory" + (e.op() == Op.LIST ? "; to see a file, use read_file" : "");
             case IsDirectory _ -> path + " is a directory, not a file" + (e.op() == Op.READ ? "; list it with list_directory" : "");
             case NotARegularFile _ -> path + " is not a regular file (a device, socket or FIFO)";
             case TooLarge(long size, long limit) -> path + " is "
