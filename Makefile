@@ -108,36 +108,18 @@ base-image: ## build the two base images from Debian packages (no registry neede
 	infra/image/build-base.sh runner $(RUNNER_BASE_IMAGE)
 	infra/image/build-base.sh server $(SERVER_BASE_IMAGE)
 
-# Jib for one of the two images: $(call jib,<image>,<base>,<user>,<mode: runner|serve>,<heap %>,<aot dir>)
-# Both carry the runner base's toolchain label (the server's instructions name the toolchains).
-jib = $(MVN) -pl app jib:dockerBuild -Dimage.name=$(1) -Dimage.base=docker://$(2) -Dimage.user=$(3) \
-  -Dimage.mode=$(4) -Dimage.heap.percent=$(5) -Dimage.aot.dir=$(CURDIR)/app/target/aot-cache/$(6) \
-  -Dimage.toolchains="$$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.toolchains"}}' $(RUNNER_BASE_IMAGE))"
-
 image: ## build the server and runner images into the local Docker daemon with Jib, each with its AOT cache
 	@if [ "$(HOST_UID)" = 0 ] && [ "$(origin SANDBOX_UID)" = file ]; then \
 	  echo "make image: you are root; the runner's user will be $(SANDBOX_UID):$(SANDBOX_GID) (set SANDBOX_UID/SANDBOX_GID to change)"; fi
-	@if [ "$(SANDBOX_UID)" = "$(SANDBOX_SERVER_UID)" ]; then \
-	  echo "make image: the server's user ($(SANDBOX_SERVER_UID)) must differ from yours; set SANDBOX_SERVER_UID"; exit 2; fi
-	infra/image/build-base.sh --if-changed runner $(RUNNER_BASE_IMAGE)
-	infra/image/build-base.sh --if-changed server $(SERVER_BASE_IMAGE)
-	infra/image/build-base.sh --if-changed proxy $(PROXY_IMAGE)
-	rm -rf app/target/aot-cache && mkdir -p app/target/aot-cache/server app/target/aot-cache/runner
-	$(MVN) -pl app -am package -DskipTests
-	$(call jib,$(RUNNER_IMAGE),$(RUNNER_BASE_IMAGE),$(SANDBOX_UID):$(SANDBOX_GID),runner,10,runner)
-	$(call jib,$(SERVER_IMAGE),$(SERVER_BASE_IMAGE),$(SANDBOX_SERVER_UID):$(SANDBOX_SERVER_GID),serve,25,server)
-	infra/image/train-aot.sh $(SERVER_IMAGE) $(RUNNER_IMAGE) app/target/aot-cache
-	$(call jib,$(RUNNER_IMAGE),$(RUNNER_BASE_IMAGE),$(SANDBOX_UID):$(SANDBOX_GID),runner,10,runner)
-	$(call jib,$(SERVER_IMAGE),$(SERVER_BASE_IMAGE),$(SANDBOX_SERVER_UID):$(SANDBOX_SERVER_GID),serve,25,server)
+	SERVER_IMAGE=$(SERVER_IMAGE) RUNNER_IMAGE=$(RUNNER_IMAGE) SERVER_BASE_IMAGE=$(SERVER_BASE_IMAGE) \
+	  RUNNER_BASE_IMAGE=$(RUNNER_BASE_IMAGE) PROXY_IMAGE=$(PROXY_IMAGE) SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SANDBOX_GID) \
+	  SANDBOX_SERVER_UID=$(SANDBOX_SERVER_UID) SANDBOX_SERVER_GID=$(SANDBOX_SERVER_GID) MVN="$(MVN)" infra/image/build-images.sh
 
 up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace: ~/Development)
 	@if [ ! -d "$(SANDBOX_WORKSPACE)" ]; then \
 	  mkdir -p "$(SANDBOX_WORKSPACE)" && chown $(SANDBOX_UID):$(SANDBOX_GID) "$(SANDBOX_WORKSPACE)" && \
 	  echo "created $(SANDBOX_WORKSPACE) for $(SANDBOX_UID):$(SANDBOX_GID)"; fi
-	@if ! docker volume inspect $(SANDBOX_HOME_VOLUME) >/dev/null 2>&1; then \
-	  mkdir -p "$(SANDBOX_HOME_DIR)" && chown $(SANDBOX_UID):$(SANDBOX_GID) "$(SANDBOX_HOME_DIR)" && chmod 0700 "$(SANDBOX_HOME_DIR)" && \
-	  docker volume create --driver local --opt type=none --opt o=bind --opt device="$(SANDBOX_HOME_DIR)" $(SANDBOX_HOME_VOLUME) >/dev/null && \
-	  echo "created the home volume $(SANDBOX_HOME_VOLUME) in $(SANDBOX_HOME_DIR)"; fi
+	@infra/compose/home-volume.sh create $(SANDBOX_HOME_VOLUME) "$(SANDBOX_HOME_DIR)" $(SANDBOX_UID):$(SANDBOX_GID)
 	SANDBOX_PROTECT_GIT=$(SANDBOX_PROTECT_GIT) SANDBOX_PROTECT_GIT_DEPTH=$(SANDBOX_PROTECT_GIT_DEPTH) \
 	  infra/compose/protect-git.sh "$(SANDBOX_WORKSPACE)" $(GIT_OVERRIDE)
 	@$(if $(strip $(SANDBOX_EGRESS_ALLOW)),set -o pipefail; infra/proxy/egress-proxy.sh --check | sed 's/^/egress /',echo "egress: off (the runner has no network; set SANDBOX_EGRESS_ALLOW to allow names)")
@@ -151,12 +133,7 @@ down: ## stop and remove the containers (and the egress proxy), their networks a
 	@$(MAKE) --no-print-directory audit-report
 
 clean-home: ## remove the runner's home volume and its directory (caches, ~/go...), after asking
-	@dir=$$(docker volume inspect --format '{{index .Options "device"}}' $(SANDBOX_HOME_VOLUME) 2>/dev/null || echo "$(SANDBOX_HOME_DIR)"); \
-	  read -r -p "remove the volume $(SANDBOX_HOME_VOLUME) and everything in $$dir? [y/N] " answer; \
-	  [ "$$answer" = y ] || { echo "kept"; exit 0; }; \
-	  if docker volume inspect $(SANDBOX_HOME_VOLUME) >/dev/null 2>&1 && ! docker volume rm $(SANDBOX_HOME_VOLUME) >/dev/null; then \
-	    echo "the volume is in use: run make down first"; exit 1; fi; \
-	  rm -rf -- "$$dir"; echo "removed $$dir"
+	@infra/compose/home-volume.sh remove $(SANDBOX_HOME_VOLUME) "$(SANDBOX_HOME_DIR)"
 
 logs: ## follow the containers' logs (audit lines on stdout; the egress proxy's too)
 	$(COMPOSE_ENV) $(COMPOSE_ALL) logs -f

@@ -4,7 +4,7 @@
 # with jlink from the build JDK (at /opt/java, for the sandbox-mcp process only), imported into
 # the local Docker daemon:
 #   runner  the commands' world: the everyday tools (git, ripgrep, jq, curl, sqlite3...) and the
-#           toolchains named in SANDBOX_TOOLCHAINS (see toolchain_packages below)
+#           toolchains named in SANDBOX_TOOLCHAINS (their packages: toolchain-env.sh)
 #   server  the HTTP server's: the C library, zlib and busybox (sh and wget for its health
 #           check) and nothing else: no package manager, no shell tools, no toolchain.
 #   proxy   the egress proxy's (no Java): Squid and infra/proxy (its entrypoint, which writes
@@ -13,7 +13,7 @@
 #        infra/image/build-base.sh --if-changed runner|server|proxy [IMAGE]  (`make image`: builds
 #          only when IMAGE is missing or was built from another recipe)
 #        infra/image/build-base.sh --recipe runner|server|proxy  (the digest of that recipe)
-# SANDBOX_TOOLCHAINS: comma-separated, default go,node,python,c (all: go,node,python,c,java,rust).
+# SANDBOX_TOOLCHAINS: comma-separated; the default and the known ones are toolchain-env.sh's.
 # DEBIAN_SUITE: default trixie (Debian 13): Go 1.24, Node 20, Python 3.13, GCC 14, where bookworm
 # has Go 1.19 and Python 3.11. The mirrors are this machine's own apt sources, pointed at that
 # suite; DEBIAN_MIRROR (a URL) replaces them, for machines whose sources are not Debian's.
@@ -22,23 +22,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 proxy_dir=$(cd "$here/../proxy" && pwd)
-toolchains=${SANDBOX_TOOLCHAINS-go,node,python,c}
+toolchains=${SANDBOX_TOOLCHAINS-$("$here/toolchain-env.sh" --default)}
 toolchains=${toolchains// /}
 
 die() { echo "build-base: $*" >&2; exit 1; }
-
-# What each toolchain brings, as Debian packages; README's table lists the same.
-toolchain_packages() {
-  case "$1" in
-    go) echo golang-go ;;
-    node) echo nodejs,npm ;;
-    python) echo python3,python3-venv,python3-pip ;;
-    c) echo gcc,g++,libc6-dev,make,pkg-config ;;
-    java) echo openjdk-21-jdk-headless,maven ;;
-    rust) echo rustc,cargo ;;
-    *) die "unknown toolchain '$1' in SANDBOX_TOOLCHAINS (known: go, node, python, c, java, rust)" ;;
-  esac
-}
 
 # The proxy's configuration (infra/proxy) is written for and tested with Squid 5.7, Debian 12's.
 suite_of() {
@@ -74,10 +61,8 @@ case "$flavour" in
     image=${2:-sandbox-mcp-runner-base:local}
     # The everyday tools, always; the health check needs netcat-openbsd.
     packages=bash,coreutils,findutils,grep,sed,gawk,diffutils,patch,less,procps,util-linux,psmisc,git,curl,ca-certificates,tini,make,xz-utils,unzip,zip,openssh-client,jq,netcat-openbsd,ripgrep,file,tree,sqlite3
-    IFS=, read -r -a chosen <<<"$toolchains"
-    for toolchain in "${chosen[@]}"; do
-      [[ -n "$toolchain" ]] && packages+=,$(toolchain_packages "$toolchain")
-    done
+    toolchain_packages=$("$here/toolchain-env.sh" --packages "$toolchains") || exit 1
+    packages+=${toolchain_packages:+,$toolchain_packages}
     ;;
   server)
     image=${2:-sandbox-mcp-server-base:local}

@@ -24,6 +24,9 @@ import dev.sandboxmcp.tools.ToolDefinitions;
 import dev.sandboxmcp.tools.ToolDispatcher;
 import dev.sandboxmcp.verify.VerifyCommand;
 import dev.sandboxmcp.workspace.Workspace;
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -101,8 +104,12 @@ public final class Main {
         void run() throws ConfigException, IOException;
     }
 
-    /** Starts a mode; a configuration error is one line and exit code 2, any other failure exit code 1. */
+    /**
+     * Starts a mode; a configuration error is one line and exit code 2, any other failure exit code
+     * 1. From here on every log line is one line, whatever a value in it holds ({@link LogLines}).
+     */
     private static void launch(Startup startup) {
+        System.setErr(new LogLines(new BufferedOutputStream(new FileOutputStream(FileDescriptor.err), 1 << 13)));
         try {
             startup.run();
         } catch (ConfigException e) {

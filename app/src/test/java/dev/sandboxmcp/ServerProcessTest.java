@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The server as its own process, configured only by the environment, as {@code java -jar} runs it. */
-class ServerProcessTest {
+public class ServerProcessTest {
 
     static final String TOKEN = "process-token-" + "0123456789abcdefghijklmnopqrstuvwxyz";
 
@@ -93,6 +93,31 @@ class ServerProcessTest {
     }
 
     @Test
+    void valuesFromAClientCannotForgeALogOrAuditLine() throws Exception {
+        // A request id and a cancel reason reach the log; each carries an audit line (the issue's, and a
+        // whole one) between line breaks of every kind, and the reason half a surrogate pair too.
+        String id = McpCalls.jsonString("id\n{\"event\":\"tool_call\",\"target\":\"FORGED-1\"}\r\n"); // the log shows 80 characters
+        String reason = McpCalls.jsonString("why\n" + ProcessLog.forgedAuditLine("FORGED-2") + "\n").replace("why", "why\\u2028\\ud800");
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of())) {
+            CompletableFuture<HttpResponse<String>> call = http.sendAsync(McpCalls.post(server.port, TOKEN,
+                    McpCalls.toolsCall(id, "run_command", "{\"command\":\"echo started > started; sleep 60\"}")),
+                    HttpResponse.BodyHandlers.ofString());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!Files.exists(server.workspace.resolve("started")) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            http.send(McpCalls.post(server.port, TOKEN, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                    + "\"params\":{\"requestId\":" + id + ",\"reason\":" + reason + "}}"), HttpResponse.BodyHandlers.discarding());
+            assertThat(call.get(60, TimeUnit.SECONDS).body()).contains("cancelled");
+            server.stop();
+            String output = server.output();
+            assertThat(output).as("the values were logged").contains("FORGED-1").contains("FORGED-2");
+            assertThat(ProcessLog.auditLines(output)).as(output).extracting(line -> line.get("target"))
+                    .containsExactly("echo started > started; sleep 60");
+        }
+    }
+
+    @Test
     void tokenFileWorksAndItsPathIsNotPassedOn() throws Exception {
         Path tokenFile = Files.writeString(temp.resolve("token"), TOKEN + "\n");
         try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN_FILE", tokenFile.toString()), List.of())) {
@@ -132,16 +157,9 @@ class ServerProcessTest {
         // while parsed and validated; the body budget lets a few through at a time.
         List<String> jvm = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
         try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), jvm)) {
-            String prefix = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"write_file\","
-                    + "\"arguments\":{\"path\":\"big.txt\",\"content\":\"";
-            String suffix = "\"}}}";
-            byte[] body = (prefix + "x".repeat(8 * 1024 * 1024 - prefix.length() - suffix.length()) + suffix)
-                    .getBytes(StandardCharsets.UTF_8);
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port + "/mcp-sandbox/mcp"))
-                    .header("Authorization", "Bearer " + TOKEN)
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+            int frame = McpCalls.toolsCall("1", "write_file", "{\"path\":\"big.txt\",\"content\":\"\"}").length();
+            HttpRequest request = McpCalls.post(server.port, TOKEN, McpCalls.toolsCall("1", "write_file",
+                    "{\"path\":\"big.txt\",\"content\":\"" + "x".repeat(8 * 1024 * 1024 - frame) + "\"}"));
             List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 calls.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
@@ -212,7 +230,7 @@ class ServerProcessTest {
     }
 
     /** {@code java ... dev.sandboxmcp.Main} on the test class path, with only {@code env} as MCP_ settings. */
-    static ProcessBuilder serverProcess(Map<String, String> env, List<String> jvmOptions) {
+    public static ProcessBuilder serverProcess(Map<String, String> env, List<String> jvmOptions) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--enable-native-access=ALL-UNNAMED");
@@ -226,7 +244,7 @@ class ServerProcessTest {
         return builder;
     }
 
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
@@ -281,21 +299,12 @@ class ServerProcessTest {
         }
 
         String runCommand(String command) throws Exception {
-            return callTool("run_command", "{\"command\":" + jsonString(command) + ",\"timeout_seconds\":60}");
+            return callTool("run_command", "{\"command\":" + McpCalls.jsonString(command) + ",\"timeout_seconds\":60}");
         }
 
         /** A tools/call of {@code tool} with {@code arguments} (JSON text); the response body. */
         String callTool(String tool, String arguments) throws Exception {
-            String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
-                    + "\",\"arguments\":" + arguments + "}}";
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp-sandbox/mcp"))
-                    .header("Authorization", "Bearer " + TOKEN)
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-            return response.body();
+            return McpCalls.callTool(http, port, TOKEN, tool, arguments);
         }
 
         void stop() throws InterruptedException {
@@ -315,18 +324,5 @@ class ServerProcessTest {
 
     Process launchTo(Map<String, String> env, List<String> jvmOptions, Path log) throws IOException {
         return serverProcess(env, jvmOptions).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    }
-
-    static String jsonString(String value) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char c : value.toCharArray()) {
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                default -> out.append(c);
-            }
-        }
-        return out.append('"').toString();
     }
 }

@@ -1,41 +1,54 @@
 package dev.sandboxmcp.audit;
 
-import io.modelcontextprotocol.json.McpJsonDefaults;
-import io.modelcontextprotocol.json.McpJsonMapper;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.util.LinkedHashMap;
+import java.io.StringWriter;
 import java.util.Locale;
-import java.util.Map;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonWriteFeature;
 
-/** Writes one JSON object per line, one line per tool call. */
+/**
+ * Writes one JSON object per line, one line per tool call, whatever a value holds: every
+ * character outside printable ASCII is a {@code \\uXXXX} escape (line breaks, U+2028, half a surrogate
+ * pair), so the line is one line to any reader that splits lines, and a string longer than
+ * {@link #VALUE_CHARS} is cut there, with {@code <name>_chars} giving its full length.
+ */
 public final class AuditLog {
 
+    /** The most characters of one string value (a command line, a path, an error) a line carries. */
+    public static final int VALUE_CHARS = 4096;
+
+    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+
     private final PrintStream out;
-    private final McpJsonMapper json = McpJsonDefaults.getMapper();
 
     public AuditLog(PrintStream out) {
         this.out = out;
     }
 
     public void record(AuditEvent event) {
-        Map<String, Object> line = new LinkedHashMap<>();
-        line.put("time", event.time().toString());
-        line.put("event", "tool_call");
-        line.put("tool", event.tool());
-        line.put("target", event.target());
-        line.put("outcome", event.outcome().name().toLowerCase(Locale.ROOT));
-        putIfPresent(line, "exit_code", event.exitCode());
-        putIfPresent(line, "bytes", event.bytes());
-        line.put("duration_ms", event.durationMillis());
-        line.put("client", event.client());
-        line.put("peer", event.peer());
-        putIfPresent(line, "error", event.error());
-        String text;
-        try {
-            text = json.writeValueAsString(line);
-        } catch (IOException e) {
-            text = "{\"event\":\"tool_call\",\"tool\":\"" + event.tool() + "\",\"audit_error\":\"unserializable\"}";
+        StringWriter text = new StringWriter();
+        try (JsonGenerator line = JSON.createGenerator(ObjectWriteContext.empty(), text)) {
+            line.writeStartObject();
+            line.writeStringProperty("time", event.time().toString());
+            line.writeStringProperty("event", "tool_call");
+            string(line, "tool", event.tool());
+            string(line, "target", event.target());
+            line.writeStringProperty("outcome", event.outcome().name().toLowerCase(Locale.ROOT));
+            if (event.exitCode() != null) {
+                line.writeNumberProperty("exit_code", event.exitCode());
+            }
+            if (event.bytes() != null) {
+                line.writeNumberProperty("bytes", event.bytes());
+            }
+            line.writeNumberProperty("duration_ms", event.durationMillis());
+            string(line, "client", event.client());
+            string(line, "peer", event.peer());
+            if (event.error() != null) {
+                string(line, "error", event.error());
+            }
+            line.writeEndObject();
         }
         synchronized (out) {
             out.println(text);
@@ -43,9 +56,14 @@ public final class AuditLog {
         }
     }
 
-    private static void putIfPresent(Map<String, Object> line, String key, Object value) {
-        if (value != null) {
-            line.put(key, value);
+    /** {@code value} (null included), cut to {@link #VALUE_CHARS} with its full length beside it when longer. */
+    private static void string(JsonGenerator line, String name, String value) {
+        if (value == null || value.length() <= VALUE_CHARS) {
+            line.writeStringProperty(name, value);
+            return;
         }
+        int cut = Character.isHighSurrogate(value.charAt(VALUE_CHARS - 1)) ? VALUE_CHARS - 1 : VALUE_CHARS;
+        line.writeStringProperty(name, value.substring(0, cut));
+        line.writeNumberProperty(name + "_chars", value.length());
     }
 }

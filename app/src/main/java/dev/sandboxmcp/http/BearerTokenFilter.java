@@ -1,11 +1,9 @@
 package dev.sandboxmcp.http;
 
 import dev.sandboxmcp.config.TokenDigest;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -19,7 +17,7 @@ import java.util.List;
  * A refusal is a 401 with {@code WWW-Authenticate: Bearer} and a JSON-RPC error that says what a
  * request must carry, never how close it came.
  */
-final class BearerTokenFilter implements Filter {
+final class BearerTokenFilter extends HttpFilter {
 
     private static final String PREFIX = "Bearer ";
 
@@ -32,13 +30,12 @@ final class BearerTokenFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        HttpServletRequest request = (HttpServletRequest) req;
+    protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         if (exempt.contains(request) || authorized(request)) {
-            chain.doFilter(req, res);
+            chain.doFilter(request, response);
             return;
         }
-        HttpServletResponse response = (HttpServletResponse) res;
         response.setHeader("WWW-Authenticate", "Bearer");
         JsonRpcErrors.write(response, null, Problem.unauthorized());
     }

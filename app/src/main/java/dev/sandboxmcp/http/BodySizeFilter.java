@@ -1,10 +1,7 @@
 package dev.sandboxmcp.http;
 
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -25,7 +22,7 @@ import java.util.List;
  * with {@code Retry-After}. What a body holds is what it has sent: declaring 8 MiB and sending
  * nothing holds nothing, so slow clients cannot starve the others.
  */
-final class BodySizeFilter implements Filter {
+final class BodySizeFilter extends PostFilter {
 
     /** Bytes read, and charged, at a time. */
     static final int CHUNK = 64 * 1024;
@@ -39,13 +36,8 @@ final class BodySizeFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        HttpServletRequest request = (HttpServletRequest) req;
-        HttpServletResponse response = (HttpServletResponse) res;
-        if (!"POST".equals(request.getMethod())) {
-            chain.doFilter(req, res);
-            return;
-        }
+    void doPost(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         long declared = request.getContentLengthLong();
         if (declared > maxBytes) {
             discardUnlessWaitedFor(request);
@@ -64,7 +56,7 @@ final class BodySizeFilter implements Filter {
                     if (received.length() > maxBytes) {
                         JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
                     } else {
-                        chain.doFilter(new ReceivedBody(request, received.chunks(), charge), res);
+                        chain.doFilter(new ReceivedBody(request, received.chunks(), charge), response);
                     }
                 }
                 case BUSY -> {

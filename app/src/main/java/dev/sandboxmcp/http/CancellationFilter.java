@@ -2,11 +2,9 @@ package dev.sandboxmcp.http;
 
 import dev.sandboxmcp.tools.CallCancellation;
 import dev.sandboxmcp.tools.ToolDefinitions;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -31,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * header behind one proxy share an address and may reuse ids: an id that names more than one call
  * in progress cancels none.
  */
-final class CancellationFilter implements Filter {
+final class CancellationFilter extends HttpFilter {
 
     /** Request attribute under which a call's {@link CallCancellation} travels to the context extractor. */
     static final String ATTRIBUTE = "sandbox-mcp.cancellation";
@@ -53,28 +51,28 @@ final class CancellationFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        HttpServletRequest request = (HttpServletRequest) req;
+    protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         if (!(request.getAttribute(JsonRpcEnvelopeFilter.MESSAGE_ATTRIBUTE) instanceof Map<?, ?> message)) {
-            chain.doFilter(req, res);
+            chain.doFilter(request, response);
             return;
         }
         Object method = message.get("method");
         if ("initialize".equals(method) && request.getParameter("sessionId") == null) {
             // Stateless Streamable HTTP keeps no session; this id only tells one client's calls
             // from another's (clients send it back with every message), nothing is kept for it.
-            ((HttpServletResponse) res).setHeader(SESSION_HEADER, HexFormat.of().formatHex(randomBytes()));
+            response.setHeader(SESSION_HEADER, HexFormat.of().formatHex(randomBytes()));
         }
         if ("notifications/cancelled".equals(method)) {
             if (message.get("params") instanceof Map<?, ?> params && isId(params.get("requestId"))) {
                 cancel(request, params);
             }
             // Answered here: the SDK has no handler for it and would only log a warning.
-            ((HttpServletResponse) res).setStatus(HttpServletResponse.SC_ACCEPTED);
+            response.setStatus(HttpServletResponse.SC_ACCEPTED);
             return;
         }
         if (!"tools/call".equals(method) || !isId(message.get("id"))) {
-            chain.doFilter(req, res);
+            chain.doFilter(request, response);
             return;
         }
         String key = key(request, message.get("id"));
@@ -89,14 +87,14 @@ final class CancellationFilter implements Filter {
                 && tools.watchesTheClient(tool);
         try (ClientDisconnect watch = lasts ? ClientDisconnect.watch(request.getRemoteAddr(), request.getRemotePort(),
                 request.getLocalPort(), () -> call.cancel("the client closed the request")) : null) {
-            chain.doFilter(req, res);
+            chain.doFilter(request, response);
         } finally {
             inProgress.computeIfPresent(key, (k, calls) -> {
                 List<CallCancellation> rest = calls.stream().filter(c -> c != call).toList();
                 return rest.isEmpty() ? null : rest;
             });
             if (call.cancelled()) {
-                LOG.info("tool call {} cancelled: {}", message.get("id"), call.reason());
+                LOG.info("tool call {} cancelled: {}", shown(message.get("id")), call.reason());
             }
         }
     }
@@ -108,8 +106,14 @@ final class CancellationFilter implements Filter {
             calls.getFirst().cancel("notifications/cancelled: " + reason.substring(0, Math.min(reason.length(), 200)));
         } else if (calls.size() > 1) {
             LOG.warn("notifications/cancelled for id {} ignored: {} calls in progress share that id",
-                    params.get("requestId"), calls.size());
+                    shown(params.get("requestId")), calls.size());
         }
+    }
+
+    /** A client's id for the log: its first 80 characters, and how many there were when more. */
+    private static String shown(Object id) {
+        String text = String.valueOf(id);
+        return text.length() <= 80 ? text : text.substring(0, 80) + "... (" + text.length() + " characters)";
     }
 
     private static boolean isId(Object id) {

@@ -3,12 +3,11 @@ package dev.sandboxmcp.http;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.ByteArrayOutputStream;
@@ -24,15 +23,16 @@ import org.eclipse.jetty.http.HttpStatus;
  * stack frames, library versions. This filter holds back any error body (status 400 and up) the
  * transport writes and sends a bare JSON-RPC error with the same status and code instead.
  */
-final class ErrorBodyFilter implements Filter {
+final class ErrorBodyFilter extends HttpFilter {
 
     private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        HeldErrorResponse response = new HeldErrorResponse((HttpServletResponse) res);
-        chain.doFilter(req, response);
-        response.finish();
+    protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        HeldErrorResponse held = new HeldErrorResponse(response);
+        chain.doFilter(request, held);
+        held.finish();
     }
 
     private static final class HeldErrorResponse extends HttpServletResponseWrapper {

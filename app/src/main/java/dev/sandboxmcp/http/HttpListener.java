@@ -32,6 +32,8 @@ final class HttpListener {
         // framed both by Transfer-Encoding and Content-Length, and more than one Content-Length.
         http.setHttpCompliance(HttpCompliance.RFC9110.without("RFC9110_CRLF", HttpCompliance.Violation.LF_HEADER_TERMINATION));
 
+        // Jetty answers what its parser refuses before any filter runs: in the same shape as the rest.
+        server.setErrorHandler(new ParserRefusals(http.getRequestHeaderSize()));
         Limits limits = config.limits();
         ServerConnector connector = new ServerConnector(server, new StrictHttpConnectionFactory(http, limits));
         connector.setHost(config.host());

@@ -1,10 +1,7 @@
 package dev.sandboxmcp.http;
 
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -28,7 +25,7 @@ import tools.jackson.core.json.JsonFactory;
  * params only name, requestId and reason) is left on the request for the filters after this one
  * ({@link #MESSAGE_ATTRIBUTE}).
  */
-final class JsonRpcEnvelopeFilter implements Filter {
+final class JsonRpcEnvelopeFilter extends PostFilter {
 
     /** Request attribute holding the envelope of the message this filter passed (a {@code Map<String, Object>}). */
     static final String MESSAGE_ATTRIBUTE = "sandbox-mcp.jsonrpc-message";
@@ -49,13 +46,8 @@ final class JsonRpcEnvelopeFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        HttpServletRequest request = (HttpServletRequest) req;
-        HttpServletResponse response = (HttpServletResponse) res;
-        if (!"POST".equals(request.getMethod())) {
-            chain.doFilter(req, res);
-            return;
-        }
+    void doPost(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         ReceivedBody body = ReceivedBody.of(request);
         Scan scan;
         try (InputStream in = body.open()) {
@@ -98,7 +90,7 @@ final class JsonRpcEnvelopeFilter implements Filter {
             return;
         }
         request.setAttribute(MESSAGE_ATTRIBUTE, message);
-        chain.doFilter(req, res);
+        chain.doFilter(request, response);
     }
 
     /** What is wrong with the envelope, or null when the SDK can take it. */

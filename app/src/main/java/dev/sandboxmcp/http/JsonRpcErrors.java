@@ -16,6 +16,8 @@ final class JsonRpcErrors {
     static final int INVALID_PARAMS = -32602;
     static final int INTERNAL_ERROR = -32603;
 
+    static final String CONTENT_TYPE = "application/json;charset=utf-8";
+
     private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
 
     private JsonRpcErrors() {
@@ -25,7 +27,7 @@ final class JsonRpcErrors {
     static void write(HttpServletResponse response, Object id, Problem problem) throws IOException {
         byte[] bytes = bytes(id, problem);
         response.setStatus(problem.status());
-        response.setContentType("application/json;charset=utf-8");
+        response.setContentType(CONTENT_TYPE);
         response.setContentLength(bytes.length);
         response.getOutputStream().write(bytes);
     }

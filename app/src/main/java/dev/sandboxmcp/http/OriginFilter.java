@@ -1,10 +1,8 @@
 package dev.sandboxmcp.http;
 
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -14,7 +12,7 @@ import java.util.Set;
  * DNS-rebinding defence: a request that carries an {@code Origin} header outside the allow-list
  * is refused with 403 (a JSON-RPC error naming the setting). Requests without {@code Origin} (every non-browser client) pass.
  */
-final class OriginFilter implements Filter {
+final class OriginFilter extends HttpFilter {
 
     private final Set<String> allowedOrigins;
     private final ExemptPaths exempt;
@@ -25,14 +23,13 @@ final class OriginFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
-        HttpServletRequest request = (HttpServletRequest) req;
+    protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         String origin = request.getHeader("Origin");
         if (origin == null || exempt.contains(request) || allowedOrigins.contains(origin)) {
-            chain.doFilter(req, res);
+            chain.doFilter(request, response);
             return;
         }
-        HttpServletResponse response = (HttpServletResponse) res;
         JsonRpcErrors.write(response, null, Problem.forbiddenOrigin());
     }
 }

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.http;
 
+import org.eclipse.jetty.http.HttpStatus;
 import tools.jackson.core.StreamReadConstraints;
 
 /**
@@ -55,6 +56,33 @@ record Problem(int status, int code, String message) {
         return new Problem(413, JsonRpcErrors.INVALID_REQUEST, "the message would take about " + cost
                 + " bytes of heap while handled, more than the whole budget for bodies of " + budget
                 + " bytes (half the server's heap); send it in smaller parts");
+    }
+
+    /**
+     * A request Jetty's parser refused before any filter saw it, with {@code status} and Jetty's
+     * {@code reason} (its first line, at most 120 characters: the parser's words, which may quote
+     * a byte it saw).
+     */
+    static Problem refusedByParser(int status, String reason, int maxHeaderBytes) {
+        String said = reason == null || reason.isBlank() ? HttpStatus.getMessage(status)
+                : reason.lines().findFirst().orElse("").strip();
+        said = said.length() <= 120 ? said : said.substring(0, 120) + "...";
+        String what = switch (status) {
+            case 431 -> "the request's headers are larger than the limit of " + maxHeaderBytes + " bytes";
+            case 414 -> "the request's URI is too long (a request's head may be at most " + maxHeaderBytes + " bytes)";
+            case 400 -> "the request is not one well-formed HTTP/1.1 request (CRLF line ends; a body framed by one "
+                    + "Content-Length, or by Transfer-Encoding: chunked alone)";
+            default -> "the request was refused";
+        };
+        return new Problem(status, status >= 500 ? JsonRpcErrors.INTERNAL_ERROR : JsonRpcErrors.INVALID_REQUEST,
+                what + "; the HTTP parser said: " + said + " (" + status + ")");
+    }
+
+    /** No endpoint answers {@code method} at {@code path} ({@code status} 404 or 405); names the ones that do. */
+    static Problem noEndpoint(int status, String method, String path, String streamable, String sse) {
+        String shown = path.length() <= 200 ? path : path.substring(0, 200) + "...";
+        return new Problem(status, JsonRpcErrors.INVALID_REQUEST, "no endpoint answers " + method + " " + shown
+                + "; MCP is at " + streamable + " (Streamable HTTP, POST) and " + sse + " (HTTP+SSE)");
     }
 
     static Problem tooManyConnections(int max) {

@@ -7,6 +7,7 @@ import dev.sandboxmcp.tools.ToolDispatcher;
 import io.modelcontextprotocol.common.McpTransportContext;
 import jakarta.servlet.http.HttpServletRequest;
 import io.javalin.Javalin;
+import io.javalin.http.HttpResponseException;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpStatelessSyncServer;
 import io.modelcontextprotocol.server.McpSyncServer;
@@ -111,6 +112,12 @@ public final class SandboxServer implements AutoCloseable {
                 cfg.routes.get(path, ctx -> ctx.contentType("application/json").result(
                         "{\"status\":\"ok\",\"runner\":\"" + (runnerHealth.report().healthy() ? "ok" : "failing") + "\"}"));
             }
+            // Javalin's own answers (no such endpoint, method not allowed), in the shape of every other refusal.
+            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> {
+                Problem problem = Problem.noEndpoint(e.getStatus(), ctx.method().name(), ctx.path(), config.path("/mcp"),
+                        config.path("/sse"));
+                ctx.status(problem.status()).contentType(JsonRpcErrors.CONTENT_TYPE).result(JsonRpcErrors.bytes(null, problem));
+            });
             cfg.jetty.modifyServletContextHandler(handler -> {
                 addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));
                 addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));

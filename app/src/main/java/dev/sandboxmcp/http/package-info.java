@@ -7,7 +7,8 @@
  *   client
  *     |  HttpListener: one HTTP/1.1 connector. ConnectionCap answers 503 past the connection
  *     |  cap; StrictHttpConnectionFactory closes a connection whose head or body is late, and
- *     |  refuses ambiguous framing (400)
+ *     |  refuses ambiguous framing (400); ParserRefusals, the server's error handler, words
+ *     |  what Jetty's parser refuses (400, 431) before any filter sees it
  *     v
  *   OriginFilter            403  an Origin header outside the allow-list        every path but
  *   BearerTokenFilter       401  not exactly one right bearer token             the health probes
@@ -35,7 +36,8 @@
  * </pre>
  *
  * <p>Every refusal is a {@code Problem} written by {@code JsonRpcErrors}: one JSON-RPC error shape
- * whose message names the limit. {@link dev.sandboxmcp.http.SandboxServer} wires the chain; every
+ * whose message names the limit; Javalin's "no such endpoint" (404, 405) too, from the exception
+ * handler {@code SandboxServer} sets. {@link dev.sandboxmcp.http.SandboxServer} wires the chain; every
  * filter is package-private behind it. The bounds the chain enforces (body size, body wait, connection cap, deadlines)
  * come from {@link dev.sandboxmcp.config.Limits}.
  */

@@ -62,30 +62,30 @@ final class EditFileTool extends DefinedTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String path = arguments.requiredString("path");
         String oldText = arguments.requiredString("old_text");
         String newText = arguments.requiredString("new_text");
         long expected = arguments.optionalInteger("expected_replacements", 1);
         if (oldText.isEmpty()) {
-            throw new ToolInputException("old_text is empty; give the exact text to replace");
+            throw new ToolRefusal("old_text is empty; give the exact text to replace");
         }
         if (expected < 1) {
-            throw new ToolInputException("expected_replacements must be at least 1");
+            throw new ToolRefusal("expected_replacements must be at least 1");
         }
         try {
             byte[] original = workspace.readFile(path, maxBytes);
             String before = TextDecoding.decode(original);
             if (before == null) {
-                return ToolResponse.failure(path, TextDecoding.notUtf8(path));
+                throw new ToolRefusal(TextDecoding.notUtf8(path));
             }
             int matches = count(before, oldText);
             if (matches == 0) {
-                return ToolResponse.failure(path, "old_text was not found in " + Names.quoted(path) + "; nothing was changed. "
+                throw new ToolRefusal("old_text was not found in " + Names.quoted(path) + "; nothing was changed. "
                         + "Read the file again and copy the text exactly, whitespace included.");
             }
             if (matches != expected) {
-                return ToolResponse.failure(path, "old_text matches " + matches + " times in " + Names.quoted(path)
+                throw new ToolRefusal("old_text matches " + matches + " times in " + Names.quoted(path)
                         + ", expected "
                         + expected + "; nothing was changed. Add context to make it unique, or set expected_replacements="
                         + matches + " to replace all.");
@@ -93,21 +93,21 @@ final class EditFileTool extends DefinedTool {
             byte[] oldBytes = TextDecoding.encode(oldText);
             byte[] newBytes = TextDecoding.encode(newText);
             if (oldBytes == null || newBytes == null) {
-                return notUnicode(path);
+                throw notUnicode();
             }
             // Sized before it is built: many matches times a long new_text would otherwise ask
             // for gigabytes and take the server down.
             long growth = (long) matches * (newBytes.length - oldBytes.length);
             if (original.length + growth > maxBytes) {
-                return tooLarge(path, original.length + growth);
+                throw tooLarge(original.length + growth);
             }
             String after = before.replace(oldText, newText);
             byte[] bytes = TextDecoding.encode(after);
             if (bytes == null) {
-                return notUnicode(path);
+                throw notUnicode();
             }
             if (bytes.length > maxBytes) {
-                return tooLarge(path, bytes.length);
+                throw tooLarge(bytes.length);
             }
             workspace.replaceIfUnchanged(path, original, bytes);
             EditDiff diff = EditDiff.of(path, before, after, diffChars);
@@ -120,17 +120,17 @@ final class EditFileTool extends DefinedTool {
             return ToolResponse.success("replaced " + matches + " occurrence" + (matches == 1 ? "" : "s") + " in "
                     + Names.display(path) + "\n" + diff.text(), structured, path, (long) bytes.length);
         } catch (IOException e) {
-            return WorkspaceErrors.failure(path, "edit", e);
+            throw WorkspaceErrors.refusal(path, "edit", e);
         }
     }
 
-    private static ToolResponse notUnicode(String path) {
-        return ToolResponse.failure(path, "old_text, new_text or the edited file is not valid Unicode text (an unpaired "
+    private static ToolRefusal notUnicode() {
+        return new ToolRefusal("old_text, new_text or the edited file is not valid Unicode text (an unpaired "
                 + "surrogate escape?); nothing was changed");
     }
 
-    private ToolResponse tooLarge(String path, long bytes) {
-        return ToolResponse.failure(path, "the edited file would be " + bytes + " bytes, over the limit of " + maxBytes
+    private ToolRefusal tooLarge(long bytes) {
+        return new ToolRefusal("the edited file would be " + bytes + " bytes, over the limit of " + maxBytes
                 + "; nothing was changed");
     }
 

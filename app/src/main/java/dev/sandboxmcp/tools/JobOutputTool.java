@@ -59,21 +59,21 @@ final class JobOutputTool extends DefinedTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String id = arguments.requiredString("id");
         long offset = arguments.optionalInteger("offset", 0);
         if (offset < 0) {
-            throw new ToolInputException("offset must be 0 or more");
+            throw new ToolRefusal("offset must be 0 or more");
         }
         // Read the state before the output, so "not running" guarantees the page holds the end.
         Optional<Job> job = jobs.get(id);
         if (job.isEmpty()) {
-            return JobResults.unknown(id);
+            throw JobResults.unknown(id);
         }
         String stream = arguments.optionalString("stream", job.get().streams().getFirst());
         Optional<OutputPage> found = jobs.output(id, stream, offset, pageBytes);
         if (found.isEmpty()) {
-            return ToolResponse.failure(id, id + " has no stream '" + stream + "'; it has " + String.join(" and ",
+            throw new ToolRefusal(id + " has no stream '" + stream + "'; it has " + String.join(" and ",
                     job.get().streams()));
         }
         OutputPage page = found.get();

@@ -46,7 +46,7 @@ final class JobResults {
                 + job.command();
     }
 
-    static ToolResponse unknown(String id) {
-        return ToolResponse.failure(id, "no job '" + id + "'; list_jobs shows the jobs this server knows");
+    static ToolRefusal unknown(String id) {
+        return new ToolRefusal("no job '" + id + "'; list_jobs shows the jobs this server knows");
     }
 }

@@ -3,7 +3,6 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
-import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -62,22 +61,18 @@ final class ListDirectoryTool extends DefinedTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String path = arguments.optionalString("path", ".");
         long depth = arguments.optionalInteger("depth", 1);
         if (depth < 1 || depth > 3) {
-            throw new ToolInputException("depth must be 1, 2 or 3, got " + depth);
+            throw new ToolRefusal("depth must be 1, 2 or 3, got " + depth);
         }
         boolean hidden = arguments.optionalBoolean("include_hidden", false);
         Workspace.Listing listing;
         try {
             listing = workspace.list(path, (int) depth, hidden, maxEntries);
         } catch (IOException e) {
-            String text = WorkspaceErrors.text(path, "list", e);
-            if (e instanceof WorkspaceException refusal && refusal.reason() == WorkspaceException.Reason.NOT_A_DIRECTORY) {
-                text += "; to see a file, use read_file";
-            }
-            return ToolResponse.failure(path, text);
+            throw WorkspaceErrors.refusal(path, "list", e);
         }
         List<Map<String, Object>> entries = new ArrayList<>();
         StringBuilder text = new StringBuilder();

@@ -6,7 +6,11 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The tools' handlers, called in this process: where the workspace and the commands are. */
+/**
+ * The tools' handlers, called in this process: where the workspace and the commands are. The one
+ * place a handler's {@link ToolRefusal}, or a bug, becomes a result with {@code isError}: nothing
+ * reaches the SDK as an exception.
+ */
 public final class LocalTools implements ToolExecutor {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalTools.class);
@@ -26,7 +30,7 @@ public final class LocalTools implements ToolExecutor {
         String target = tool.target(arguments);
         try {
             return tool.call(new ToolArguments(arguments), progress);
-        } catch (ToolInputException e) {
+        } catch (ToolRefusal e) {
             return ToolResponse.failure(target, e.getMessage());
         } catch (RuntimeException | Error e) {
             LOG.error("tool {} failed unexpectedly", name, e);

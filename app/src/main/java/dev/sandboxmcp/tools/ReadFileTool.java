@@ -76,16 +76,16 @@ final class ReadFileTool extends DefinedTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String path = arguments.requiredString("path");
         long offset = arguments.optionalInteger("offset", 0);
         long limit = arguments.optionalInteger("limit", 0);
         long tail = arguments.optionalInteger("tail", 0);
         if (offset < 0 || limit < 0 || tail < 0) {
-            throw new ToolInputException("offset, limit and tail must be positive line counts");
+            throw new ToolRefusal("offset, limit and tail must be positive line counts");
         }
         if (tail > 0 && (offset > 0 || limit > 0)) {
-            throw new ToolInputException("tail reads the last lines; it cannot be combined with offset or limit");
+            throw new ToolRefusal("tail reads the last lines; it cannot be combined with offset or limit");
         }
         try {
             if (tail > 0) {
@@ -94,12 +94,12 @@ final class ReadFileTool extends DefinedTool {
             return limit == 0 ? page(path, Math.max(offset, 1), pageLines, pageBytes)
                     : page(path, Math.max(offset, 1), limit, maxBytes);
         } catch (IOException e) {
-            return WorkspaceErrors.failure(path, "read", e);
+            throw WorkspaceErrors.refusal(path, "read", e);
         }
     }
 
     /** Lines [first, first + limit) of a file of any size, at most a page of bytes. */
-    private ToolResponse page(String path, long first, long limit, int pageMax) throws IOException {
+    private ToolResponse page(String path, long first, long limit, int pageMax) throws IOException, ToolRefusal {
         LinePager.Result result;
         try (OpenedFile file = workspace.openFileVersion(path)) {
             LineIndex index = file.fileKey() == null ? new LineIndex()
@@ -108,15 +108,15 @@ final class ReadFileTool extends DefinedTool {
             result = LinePager.read(file.channel(), file.size(), index, first, limit, pageMax);
         }
         return switch (result) {
-            case LinePager.Binary binary -> ToolResponse.failure(path, TextDecoding.binary(path));
+            case LinePager.Binary binary -> throw new ToolRefusal(TextDecoding.binary(path));
             case LinePager.Page page -> {
                 if (first > page.totalLines() && page.totalLines() > 0) {
-                    yield ToolResponse.failure(path, "offset " + first + " is past the end: " + Names.quoted(path) + " has "
+                    throw new ToolRefusal("offset " + first + " is past the end: " + Names.quoted(path) + " has "
                             + page.totalLines() + " lines");
                 }
                 String content = TextDecoding.decode(page.content());
                 if (content == null) {
-                    yield ToolResponse.failure(path, TextDecoding.notUtf8(path));
+                    throw new ToolRefusal(TextDecoding.notUtf8(path));
                 }
                 yield respond(path, content, first, page, pageMax);
             }
@@ -124,17 +124,17 @@ final class ReadFileTool extends DefinedTool {
     }
 
     /** The last {@code wanted} lines, read from the end of the file. */
-    private ToolResponse tail(String path, long wanted) throws IOException {
+    private ToolResponse tail(String path, long wanted) throws IOException, ToolRefusal {
         TailReader.Tail tail;
         try (SeekableByteChannel file = workspace.openFileChannel(path)) {
             tail = TailReader.read(file, wanted, pageBytes);
         }
         if (tail.binary()) {
-            return ToolResponse.failure(path, TextDecoding.binary(path));
+            throw new ToolRefusal(TextDecoding.binary(path));
         }
         String content = TextDecoding.decode(tail.content());
         if (content == null) {
-            return ToolResponse.failure(path, TextDecoding.notUtf8(path));
+            throw new ToolRefusal(TextDecoding.notUtf8(path));
         }
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);

@@ -85,12 +85,12 @@ final class RunCommandTool extends DefinedTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String command = arguments.requiredCommand("command");
         long maxSeconds = limits.maxTimeout().toSeconds();
         long timeoutSeconds = arguments.optionalInteger("timeout_seconds", limits.defaultTimeout().toSeconds());
         if (timeoutSeconds < 1 || timeoutSeconds > maxSeconds) {
-            throw new ToolInputException("timeout_seconds must be from 1 to " + maxSeconds + ", got " + timeoutSeconds
+            throw new ToolRefusal("timeout_seconds must be from 1 to " + maxSeconds + ", got " + timeoutSeconds
                     + "; for longer work split it into steps");
         }
         String cwd = arguments.optionalString("cwd", ".");
@@ -98,12 +98,12 @@ final class RunCommandTool extends DefinedTool {
         try {
             directory = workspace.resolveDirectory(cwd);
         } catch (IOException e) {
-            return ToolResponse.failure(command, WorkspaceErrors.cwd(cwd, e));
+            throw WorkspaceErrors.cwd(cwd, e);
         }
         String stdin = arguments.optionalString("stdin", null);
         byte[] input = stdin == null ? null : stdin.getBytes(StandardCharsets.UTF_8);
         if (input != null && input.length > limits.fileMaxBytes()) {
-            return ToolResponse.failure(command, "stdin is " + input.length + " bytes, over the limit of " + limits.fileMaxBytes()
+            throw new ToolRefusal("stdin is " + input.length + " bytes, over the limit of " + limits.fileMaxBytes()
                     + "; write it to a file with write_file and redirect it instead");
         }
         Thread ticker = startTicker(progress, limits.progressInterval(),
@@ -113,12 +113,12 @@ final class RunCommandTool extends DefinedTool {
                     new CommandRunner.Handover(limits.callBudget(), jobs, cwd));
             return describe(command, cwd, timeoutSeconds, result);
         } catch (CommandRunner.BusyException e) {
-            return ToolResponse.failure(command, "busy: " + e.getMessage());
+            throw new ToolRefusal("busy: " + e.getMessage());
         } catch (IOException e) {
-            return ToolResponse.failure(command, "the command could not be started: " + e.getMessage());
+            throw new ToolRefusal("the command could not be started: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return ToolResponse.failure(command, "cancelled: the command and everything it started were killed");
+            throw new ToolRefusal("cancelled: the command and everything it started were killed");
         } finally {
             if (ticker != null) {
                 ticker.interrupt();

@@ -15,9 +15,9 @@ public interface SandboxTool {
 
     /**
      * Handles a call; {@code progress} reports on long work where the caller can receive it.
-     * Expected failures are returned as {@link ToolResponse#failure}; a bad argument may be thrown
-     * as {@link ToolInputException}. Anything else thrown is a bug, and the dispatcher turns it
-     * into a generic tool error.
+     * Every refusal, of an argument or of the work, is thrown as a {@link ToolRefusal} with the
+     * words the assistant reads; {@link LocalTools} turns it into a result with {@code isError}.
+     * Anything else thrown is a bug, and becomes a generic tool error there.
      */
-    ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException;
+    ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal;
 }

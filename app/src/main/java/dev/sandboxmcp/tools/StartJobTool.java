@@ -51,27 +51,27 @@ final class StartJobTool extends DefinedTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String command = arguments.requiredCommand("command");
         String cwd = arguments.optionalString("cwd", ".");
         Path directory;
         try {
             directory = workspace.resolveDirectory(cwd);
         } catch (IOException e) {
-            return ToolResponse.failure(command, WorkspaceErrors.cwd(cwd, e));
+            throw WorkspaceErrors.cwd(cwd, e);
         }
         try {
             Job job = jobs.start(command, directory, cwd);
             return ToolResponse.success("started " + job.id() + ": " + command + "\nread its output with job_output {\"id\": \""
                     + job.id() + "\"}", JobResults.of(job), command, null);
         } catch (JobManager.TooManyJobsException e) {
-            return ToolResponse.failure(command, "busy: " + e.limit() + " jobs are already running (the limit); "
+            throw new ToolRefusal("busy: " + e.limit() + " jobs are already running (the limit); "
                     + "stop one with stop_job or wait for one to finish");
         } catch (IOException e) {
-            return ToolResponse.failure(command, "the job could not be started: " + e.getMessage());
+            throw new ToolRefusal("the job could not be started: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return ToolResponse.failure(command, "the server is shutting down; the job was not started");
+            throw new ToolRefusal("the server is shutting down; the job was not started");
         }
     }
 }

@@ -39,16 +39,16 @@ final class StopJobTool extends DefinedTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String id = arguments.requiredString("id");
         Optional<Job> job;
         try {
             job = jobs.stop(id);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return ToolResponse.failure(id, "interrupted while stopping " + id);
+            throw new ToolRefusal("interrupted while stopping " + id);
         }
-        return job.map(j -> ToolResponse.success(JobResults.describe(j), JobResults.of(j), id, null))
-                .orElseGet(() -> JobResults.unknown(id));
+        Job stopped = job.orElseThrow(() -> JobResults.unknown(id));
+        return ToolResponse.success(JobResults.describe(stopped), JobResults.of(stopped), id, null);
     }
 }

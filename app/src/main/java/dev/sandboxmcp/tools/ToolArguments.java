@@ -13,39 +13,39 @@ public final class ToolArguments {
         this.values = values == null ? Map.of() : values;
     }
 
-    public String requiredString(String name) throws ToolInputException {
+    public String requiredString(String name) throws ToolRefusal {
         Object value = values.get(name);
         if (value == null) {
-            throw new ToolInputException("missing required argument '" + name + "' (a string)");
+            throw new ToolRefusal("missing required argument '" + name + "' (a string)");
         }
         if (!(value instanceof String text)) {
-            throw new ToolInputException("argument '" + name + "' must be a string");
+            throw new ToolRefusal("argument '" + name + "' must be a string");
         }
         return text;
     }
 
     /** A shell command line: not blank, without NUL bytes (no shell can take them), and short enough to exec. */
-    public String requiredCommand(String name) throws ToolInputException {
+    public String requiredCommand(String name) throws ToolRefusal {
         String command = requiredString(name);
         if (command.isBlank()) {
-            throw new ToolInputException("argument '" + name + "' is empty; give a shell command line");
+            throw new ToolRefusal("argument '" + name + "' is empty; give a shell command line");
         }
         if (command.indexOf('\0') >= 0) {
-            throw new ToolInputException("argument '" + name + "' contains a NUL byte, which a shell cannot take");
+            throw new ToolRefusal("argument '" + name + "' contains a NUL byte, which a shell cannot take");
         }
         int bytes = command.getBytes(StandardCharsets.UTF_8).length;
         if (bytes >= Limits.COMMAND_BYTES) {
-            throw new ToolInputException("argument '" + name + "' is " + bytes + " bytes; Linux takes at most "
+            throw new ToolRefusal("argument '" + name + "' is " + bytes + " bytes; Linux takes at most "
                     + (Limits.COMMAND_BYTES - 1) + " in one argument. Write the script with write_file and run it with sh");
         }
         return command;
     }
 
-    public String optionalString(String name, String fallback) throws ToolInputException {
+    public String optionalString(String name, String fallback) throws ToolRefusal {
         return values.get(name) == null ? fallback : requiredString(name);
     }
 
-    public long optionalInteger(String name, long fallback) throws ToolInputException {
+    public long optionalInteger(String name, long fallback) throws ToolRefusal {
         Object value = values.get(name);
         if (value == null) {
             return fallback;
@@ -57,16 +57,16 @@ public final class ToolArguments {
                 && Math.abs(number.doubleValue()) < 1e15) {
             return number.longValue();
         }
-        throw new ToolInputException("argument '" + name + "' must be a whole number");
+        throw new ToolRefusal("argument '" + name + "' must be a whole number");
     }
 
-    public boolean optionalBoolean(String name, boolean fallback) throws ToolInputException {
+    public boolean optionalBoolean(String name, boolean fallback) throws ToolRefusal {
         Object value = values.get(name);
         if (value == null) {
             return fallback;
         }
         if (!(value instanceof Boolean flag)) {
-            throw new ToolInputException("argument '" + name + "' must be true or false");
+            throw new ToolRefusal("argument '" + name + "' must be true or false");
         }
         return flag;
     }

@@ -56,17 +56,16 @@ final class WriteFileTool extends DefinedTool {
     }
 
     @Override
-    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolInputException {
+    public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String path = arguments.requiredString("path");
         String content = arguments.requiredString("content");
         boolean append = arguments.optionalBoolean("append", false);
         byte[] bytes = TextDecoding.encode(content);
         if (bytes == null) {
-            return ToolResponse.failure(path,
-                    "content is not valid Unicode text (an unpaired surrogate escape?); nothing was written");
+            throw new ToolRefusal("content is not valid Unicode text (an unpaired surrogate escape?); nothing was written");
         }
         if (bytes.length > maxBytes) {
-            return ToolResponse.failure(path, "content is " + bytes.length + " bytes, over the limit of " + maxBytes
+            throw new ToolRefusal("content is " + bytes.length + " bytes, over the limit of " + maxBytes
                     + " bytes per call; nothing was written. Write the first part, then add the rest with append=true");
         }
         try {
@@ -76,7 +75,7 @@ final class WriteFileTool extends DefinedTool {
                 workspace.writeFile(path, bytes);
             }
         } catch (IOException e) {
-            return WorkspaceErrors.failure(path, "write", e);
+            throw WorkspaceErrors.refusal(path, "write", e);
         }
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);

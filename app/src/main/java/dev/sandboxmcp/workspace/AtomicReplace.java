@@ -1,9 +1,10 @@
 package dev.sandboxmcp.workspace;
 
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.CHANGED;
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.IO_ERROR;
-
 import dev.sandboxmcp.workspace.OpenAt.Access;
+import dev.sandboxmcp.workspace.WorkspaceException.Change;
+import dev.sandboxmcp.workspace.WorkspaceException.Changed;
+import dev.sandboxmcp.workspace.WorkspaceException.Failed;
+import dev.sandboxmcp.workspace.WorkspaceException.NotSynced;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
@@ -59,8 +60,7 @@ final class AtomicReplace {
                 OpenAt.close(fd);
             }
             if (expected != null && !holds(target, expected)) {
-                throw new WorkspaceException(CHANGED, name, Names.quoted(name) + " changed while it was being edited (a "
-                        + "command or another call wrote it); nothing was written. Read it again and repeat the edit.");
+                throw new WorkspaceException(target.op(), name, new Changed(Change.CONTENT));
             }
             dir.stream().move(Path.of(temp), dir.stream(), Path.of(target.name()));
             renamed = true;
@@ -68,8 +68,7 @@ final class AtomicReplace {
             throw e;
         } catch (IOException e) {
             String detail = e instanceof FileSystemException fse && fse.getReason() != null ? fse.getReason() : e.toString();
-            throw new WorkspaceException(IO_ERROR, name,
-                    "could not write " + Names.quoted(name) + ": " + detail + "; the file was left unchanged", e);
+            throw new WorkspaceException(target.op(), name, new Failed(detail), e);
         } finally {
             if (created && !renamed) {
                 try {
@@ -79,7 +78,7 @@ final class AtomicReplace {
                 }
             }
         }
-        syncDirectory(dir, name);
+        syncDirectory(target);
     }
 
     /** Whether the target is still a regular file with exactly {@code expected} as its content. */
@@ -96,14 +95,13 @@ final class AtomicReplace {
     }
 
     /** Makes a rename or a new name in {@code dir} survive a power loss, not only the bytes. */
-    static void syncDirectory(Directory dir, String name) throws WorkspaceException {
-        try (SeekableByteChannel channel = dir.stream().newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
+    static void syncDirectory(Walk.Target target) throws WorkspaceException {
+        try (SeekableByteChannel channel = target.dir().stream().newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
             if (channel instanceof FileChannel directory) {
                 directory.force(true);
             }
         } catch (IOException e) {
-            throw new WorkspaceException(IO_ERROR, name, "wrote " + Names.quoted(name)
-                    + ", but its directory could not be synced to disk, so the change may not survive a crash: " + e, e);
+            throw new WorkspaceException(target.op(), target.requested(), new NotSynced(e.toString()), e);
         }
     }
 }

@@ -1,13 +1,20 @@
 package dev.sandboxmcp.workspace;
 
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.ESCAPES_WORKSPACE;
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.INVALID_PATH;
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.IO_ERROR;
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.NOT_A_DIRECTORY;
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.NOT_FOUND;
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.TOO_MANY_LINKS;
-
 import dev.sandboxmcp.workspace.OpenAt.Access;
+import dev.sandboxmcp.workspace.WorkspaceException.AboveRoot;
+import dev.sandboxmcp.workspace.WorkspaceException.AbsoluteLink;
+import dev.sandboxmcp.workspace.WorkspaceException.Err;
+import dev.sandboxmcp.workspace.WorkspaceException.Failed;
+import dev.sandboxmcp.workspace.WorkspaceException.Invalid;
+import dev.sandboxmcp.workspace.WorkspaceException.InvalidPath;
+import dev.sandboxmcp.workspace.WorkspaceException.IsDirectory;
+import dev.sandboxmcp.workspace.WorkspaceException.NotADirectory;
+import dev.sandboxmcp.workspace.WorkspaceException.NotARegularFile;
+import dev.sandboxmcp.workspace.WorkspaceException.NotFound;
+import dev.sandboxmcp.workspace.WorkspaceException.Op;
+import dev.sandboxmcp.workspace.WorkspaceException.ParentMissing;
+import dev.sandboxmcp.workspace.WorkspaceException.Protected;
+import dev.sandboxmcp.workspace.WorkspaceException.TooManyLinks;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
@@ -55,22 +62,27 @@ final class Walk implements AutoCloseable {
     private static final int MAX_LINKS_FOLLOWED = 40;
 
     private final Path rootPath;
+    private final Op op;
     private final String requested;
     private final Deque<Directory> dirs = new ArrayDeque<>();
     private final Deque<String> dirNames = new ArrayDeque<>();
     private String finalName;
     private Optional<BasicFileAttributes> finalAttributes = Optional.empty();
 
-    private Walk(Directory root, Path rootPath, String requested) {
+    private Walk(Directory root, Path rootPath, Op op, String requested) {
         this.rootPath = rootPath;
+        this.op = op;
         this.requested = requested;
         dirs.push(root);
     }
 
-    /** Walks {@code name} from {@code root} (whose real path is {@code rootPath}); the caller closes the walk. */
-    static Walk of(Directory root, Path rootPath, String name) throws WorkspaceException {
-        List<String> parts = validate(name);
-        Walk walk = new Walk(root, rootPath, name);
+    /**
+     * Walks {@code name} from {@code root} (whose real path is {@code rootPath}) for {@code op},
+     * which its refusals name; the caller closes the walk.
+     */
+    static Walk of(Directory root, Path rootPath, Op op, String name) throws WorkspaceException {
+        List<String> parts = validate(op, name);
+        Walk walk = new Walk(root, rootPath, op, name);
         try {
             walk.resolve(parts);
             return walk;
@@ -80,25 +92,25 @@ final class Walk implements AutoCloseable {
                 throw we;
             }
             if (e instanceof FileSystemException fse) {
-                throw WorkspaceException.of(name, fse);
+                throw WorkspaceException.of(op, name, fse);
             }
-            throw new WorkspaceException(IO_ERROR, name, "could not resolve " + Names.quoted(name) + ": " + e.getMessage(), e);
+            throw new WorkspaceException(op, name, new Failed("could not resolve it: " + e.getMessage()), e);
         }
     }
 
-    private static List<String> validate(String name) throws WorkspaceException {
-        if (name == null || name.isEmpty()) {
-            throw new WorkspaceException(INVALID_PATH, name,
-                    "path is empty; give a path relative to the workspace, e.g. 'src/Main.java'");
-        }
-        if (name.indexOf('\0') >= 0) {
-            throw new WorkspaceException(INVALID_PATH, name, "path contains a NUL byte");
-        }
-        if (name.startsWith("/")) {
-            throw new WorkspaceException(INVALID_PATH, name, "absolute paths are not accepted: " + Names.quoted(name)
-                    + "; give a path relative to the workspace root");
+    private static List<String> validate(Op op, String name) throws WorkspaceException {
+        Invalid invalid = name == null || name.isEmpty() ? Invalid.EMPTY
+                : name.indexOf('\0') >= 0 ? Invalid.NUL_BYTE
+                : name.startsWith("/") ? Invalid.ABSOLUTE
+                : null;
+        if (invalid != null) {
+            throw new WorkspaceException(op, name, new InvalidPath(invalid));
         }
         return splitComponents(name);
+    }
+
+    private WorkspaceException refused(Err err) {
+        return new WorkspaceException(op, requested, err);
     }
 
     private static List<String> splitComponents(String path) {
@@ -124,8 +136,7 @@ final class Walk implements AutoCloseable {
             Optional<BasicFileAttributes> attrs = dirs.peek().attributes(part);
             if (attrs.isPresent() && attrs.get().isSymbolicLink()) {
                 if (++linksFollowed > MAX_LINKS_FOLLOWED) {
-                    throw new WorkspaceException(TOO_MANY_LINKS, requested, Names.quoted(requested) + ": more than "
-                            + MAX_LINKS_FOLLOWED + " symbolic links (a loop?)");
+                    throw refused(new TooManyLinks(MAX_LINKS_FOLLOWED));
                 }
                 followLink(part, pending);
                 finalName = null;
@@ -137,11 +148,10 @@ final class Walk implements AutoCloseable {
                 return;
             }
             if (attrs.isEmpty()) {
-                throw WorkspaceException.parentMissing(requested, walkedPath(part));
+                throw refused(new ParentMissing(walkedPath(part)));
             }
             if (!attrs.get().isDirectory()) {
-                throw new WorkspaceException(NOT_A_DIRECTORY, requested,
-                        Names.quoted(requested) + ": " + Names.quoted(walkedPath(part)) + " is not a directory");
+                throw refused(new NotADirectory(walkedPath(part)));
             }
             dirs.push(Directory.open(dirs.peek().fd(), part, Access.DIRECTORY));
             dirNames.addLast(part);
@@ -150,8 +160,7 @@ final class Walk implements AutoCloseable {
 
     private void up() throws IOException {
         if (dirs.size() == 1) {
-            throw new WorkspaceException(ESCAPES_WORKSPACE, requested, Names.quoted(requested)
-                    + " leads outside the workspace; only paths beneath the workspace root are allowed");
+            throw refused(new AboveRoot());
         }
         dirs.pop().close();
         dirNames.removeLast();
@@ -160,9 +169,7 @@ final class Walk implements AutoCloseable {
     private void followLink(String part, Deque<String> pending) throws IOException {
         String target = dirs.peek().readLink(part);
         if (target.startsWith("/")) {
-            throw new WorkspaceException(ESCAPES_WORKSPACE, requested, Names.quoted(requested) + ": symbolic link "
-                    + Names.quoted(walkedPath(part)) + " points to the absolute path " + Names.quoted(target)
-                    + ", outside the workspace; only links that stay inside are followed");
+            throw refused(new AbsoluteLink(walkedPath(part), target));
         }
         List<String> targetParts = splitComponents(target);
         for (int i = targetParts.size() - 1; i >= 0; i--) {
@@ -190,10 +197,10 @@ final class Walk implements AutoCloseable {
             return Path.of(".");
         }
         if (finalAttributes.isEmpty()) {
-            throw new WorkspaceException(NOT_FOUND, requested, "no such directory: " + Names.quoted(requested));
+            throw refused(new NotFound());
         }
         if (!finalAttributes.get().isDirectory()) {
-            throw new WorkspaceException(NOT_A_DIRECTORY, requested, Names.quoted(requested) + " is not a directory");
+            throw refused(new NotADirectory(null));
         }
         return Path.of(finalName);
     }
@@ -211,16 +218,16 @@ final class Walk implements AutoCloseable {
         Collections.reverse(fromRoot);
         Optional<ProtectedPaths.Kind> kind = ProtectedPaths.classify(names, depth -> fromRoot.get(depth).isGitDirectory());
         if (kind.isPresent()) {
-            throw WorkspaceException.protectedFile(requested, kind.get(), String.join("/", names));
+            throw refused(new Protected(kind.get(), String.join("/", names)));
         }
     }
 
     /** The final component, which must be a name, not the directory a {@code ..} or {@code .} ended on. */
     Target requireFinalName() throws WorkspaceException {
         if (finalName == null) {
-            throw WorkspaceException.isDirectory(requested, null);
+            throw refused(new IsDirectory());
         }
-        return new Target(dirs.peek(), finalName, requested);
+        return new Target(dirs.peek(), finalName, op, requested);
     }
 
     @Override
@@ -231,17 +238,17 @@ final class Walk implements AutoCloseable {
     }
 
     /** Refuses what is not a regular file: a directory, a FIFO, a socket, a device. */
-    static void requireRegularFile(String name, BasicFileAttributes attrs) throws WorkspaceException {
+    static void requireRegularFile(Op op, String name, BasicFileAttributes attrs) throws WorkspaceException {
         if (attrs.isDirectory()) {
-            throw WorkspaceException.isDirectory(name, null);
+            throw new WorkspaceException(op, name, new IsDirectory());
         }
         if (!attrs.isRegularFile()) {
-            throw WorkspaceException.notARegularFile(name, null);
+            throw new WorkspaceException(op, name, new NotARegularFile());
         }
     }
 
-    /** The directory that holds the final component, that component's name, and the name as asked for. */
-    record Target(Directory dir, String name, String requested) {
+    /** The directory that holds the final component, that component's name, the operation and the name as asked for. */
+    record Target(Directory dir, String name, Op op, String requested) {
 
         Optional<BasicFileAttributes> attributes() throws IOException {
             return dir.attributes(name);
@@ -254,7 +261,7 @@ final class Walk implements AutoCloseable {
         FileChannel open(Access access) throws IOException {
             int fd = OpenAt.open(dir.fd(), name, access);
             try {
-                requireRegularFile(requested, Files.readAttributes(OpenAt.path(fd), BasicFileAttributes.class));
+                requireRegularFile(op, requested, Files.readAttributes(OpenAt.path(fd), BasicFileAttributes.class));
                 return FileChannel.open(OpenAt.path(fd), access.reopen);
             } finally {
                 OpenAt.close(fd);
@@ -266,7 +273,7 @@ final class Walk implements AutoCloseable {
             int fd = OpenAt.open(dir.fd(), name, Access.READ);
             try {
                 BasicFileAttributes attrs = Files.readAttributes(OpenAt.path(fd), BasicFileAttributes.class);
-                requireRegularFile(requested, attrs);
+                requireRegularFile(op, requested, attrs);
                 FileTime changed = (FileTime) Files.getAttribute(OpenAt.path(fd), "unix:ctime");
                 return new OpenedFile(FileChannel.open(OpenAt.path(fd), Access.READ.reopen), attrs.fileKey(), attrs.size(),
                         attrs.lastModifiedTime(), changed);

@@ -1,8 +1,10 @@
 package dev.sandboxmcp.workspace;
 
-import static dev.sandboxmcp.workspace.WorkspaceException.Reason.NOT_A_DIRECTORY;
-
 import dev.sandboxmcp.workspace.OpenAt.Access;
+import dev.sandboxmcp.workspace.WorkspaceException.NotADirectory;
+import dev.sandboxmcp.workspace.WorkspaceException.NotFound;
+import dev.sandboxmcp.workspace.WorkspaceException.Op;
+import dev.sandboxmcp.workspace.WorkspaceException.TooLarge;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,8 +43,8 @@ import java.util.Set;
  * elsewhere are not detected, and {@code /proc}-style magic links are not special. Linux only
  * (the opens go through {@code /proc/self/fd}).
  *
- * <p>A refusal or failure is a {@link WorkspaceException}: facts (reason, path, sizes), worded
- * without naming any tool; the caller says what to do next.
+ * <p>A refusal or failure is a {@link WorkspaceException}: facts (operation, path, what went wrong
+ * and its sizes or names), as Go's {@code PathError}; the caller words them and says what to do next.
  */
 public final class Workspace implements Closeable {
 
@@ -58,7 +60,7 @@ public final class Workspace implements Closeable {
     public static Workspace open(Path rootPath) throws IOException {
         Path absolute = rootPath.toAbsolutePath().normalize();
         if (!Files.isDirectory(absolute)) {
-            throw new WorkspaceException(NOT_A_DIRECTORY, absolute.toString(), "workspace " + absolute + " is not a directory");
+            throw new WorkspaceException(Op.OPEN, absolute.toString(), new NotADirectory(null));
         }
         return new Workspace(absolute.toRealPath(), Directory.open(OpenAt.AT_FDCWD, absolute.toString(), Access.ROOT));
     }
@@ -72,11 +74,11 @@ public final class Workspace implements Closeable {
     public byte[] readFile(String name, int maxBytes) throws IOException {
         try (SeekableByteChannel channel = openRegularFile(name)) {
             if (channel.size() > maxBytes) {
-                throw WorkspaceException.tooLarge(name, channel.size(), maxBytes);
+                throw new WorkspaceException(Op.READ, name, new TooLarge(channel.size(), maxBytes));
             }
             byte[] bytes = ChannelBytes.readAtMost(channel, maxBytes);
             if (bytes == null) {
-                throw WorkspaceException.tooLarge(name, WorkspaceException.SIZE_UNKNOWN, maxBytes);
+                throw new WorkspaceException(Op.READ, name, new TooLarge(WorkspaceException.SIZE_UNKNOWN, maxBytes));
             }
             return bytes;
         }
@@ -94,13 +96,14 @@ public final class Workspace implements Closeable {
 
     /** Opens a regular file for reading at any position, with its identity, size and modification time. */
     public OpenedFile openFileVersion(String name) throws IOException {
-        try (Walk walk = walk(name)) {
+        try (Walk walk = walk(Op.READ, name)) {
             Walk.Target target = walk.requireFinalName();
-            BasicFileAttributes attrs = target.attributes().orElseThrow(() -> WorkspaceException.notFound(name, null));
-            Walk.requireRegularFile(name, attrs);
+            BasicFileAttributes attrs = target.attributes()
+                    .orElseThrow(() -> new WorkspaceException(Op.READ, name, new NotFound()));
+            Walk.requireRegularFile(Op.READ, name, attrs);
             return target.openVersion();
         } catch (FileSystemException e) {
-            throw WorkspaceException.of(name, e);
+            throw WorkspaceException.of(Op.READ, name, e);
         }
     }
 
@@ -126,12 +129,12 @@ public final class Workspace implements Closeable {
      */
     public Listing list(String name, int depth, boolean includeHidden, int maxEntries) throws IOException {
         String path = name == null || name.isEmpty() ? "." : name;
-        try (Walk walk = walk(path); Directory dir = walk.openDirectory()) {
+        try (Walk walk = walk(Op.LIST, path); Directory dir = walk.openDirectory()) {
             List<Entry> entries = new ArrayList<>();
             boolean complete = listInto(dir, "", depth, includeHidden, maxEntries, entries);
             return new Listing(List.copyOf(entries), !complete);
         } catch (FileSystemException e) {
-            throw WorkspaceException.of(path, e);
+            throw WorkspaceException.of(Op.LIST, path, e);
         }
     }
 
@@ -195,7 +198,7 @@ public final class Workspace implements Closeable {
      * As {@link #writeFile(String, byte[])}, but only while the file still holds {@code expected}
      * (what the caller read and changed): just before the rename its content is compared again,
      * and a file that changed in between is left as it is, with
-     * {@link WorkspaceException.Reason#CHANGED}. A writer that slips into the microseconds between
+     * {@link WorkspaceException.Changed}. A writer that slips into the microseconds between
      * that check and the rename is not caught.
      */
     public void replaceIfUnchanged(String name, byte[] expected, byte[] content) throws IOException {
@@ -203,19 +206,20 @@ public final class Workspace implements Closeable {
     }
 
     private void writeFile(String name, byte[] content, byte[] expected) throws IOException {
-        try (Walk walk = walk(name)) {
+        Op op = expected == null ? Op.WRITE : Op.EDIT;
+        try (Walk walk = walk(op, name)) {
             Walk.Target target = writableTarget(walk);
             Optional<BasicFileAttributes> existing = target.attributes();
             Set<PosixFilePermission> mode = existing.isPresent() ? target.dir().permissions(target.name()).orElse(null) : null;
             AtomicReplace.replace(target, content, mode, expected);
         } catch (FileSystemException e) {
-            throw WorkspaceException.of(name, e);
+            throw WorkspaceException.of(op, name, e);
         }
     }
 
     /** Appends to the file, creating it when it does not exist. */
     public void appendFile(String name, byte[] content) throws IOException {
-        try (Walk walk = walk(name)) {
+        try (Walk walk = walk(Op.APPEND, name)) {
             Walk.Target target = writableTarget(walk);
             boolean existed = target.attributes().isPresent();
             try (FileChannel channel = target.open(Access.APPEND)) {
@@ -223,10 +227,10 @@ public final class Workspace implements Closeable {
                 channel.force(true);
             }
             if (!existed) {
-                AtomicReplace.syncDirectory(target.dir(), name);
+                AtomicReplace.syncDirectory(target);
             }
         } catch (FileSystemException e) {
-            throw WorkspaceException.of(name, e);
+            throw WorkspaceException.of(Op.APPEND, name, e);
         }
     }
 
@@ -236,7 +240,7 @@ public final class Workspace implements Closeable {
         walk.refuseProtected();
         Optional<BasicFileAttributes> existing = target.attributes();
         if (existing.isPresent()) {
-            Walk.requireRegularFile(target.requested(), existing.get());
+            Walk.requireRegularFile(target.op(), target.requested(), existing.get());
         }
         return target;
     }
@@ -249,7 +253,7 @@ public final class Workspace implements Closeable {
         if (name.isEmpty() || name.equals(".")) {
             return rootPath;
         }
-        try (Walk walk = walk(name)) {
+        try (Walk walk = walk(Op.RESOLVE, name)) {
             return walk.realPath().resolve(walk.requireDirectory()).normalize();
         }
     }
@@ -259,7 +263,7 @@ public final class Workspace implements Closeable {
         root.close();
     }
 
-    private Walk walk(String name) throws WorkspaceException {
-        return Walk.of(root, rootPath, name);
+    private Walk walk(Op op, String name) throws WorkspaceException {
+        return Walk.of(root, rootPath, op, name);
     }
 }

@@ -6,173 +6,230 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.util.Locale;
 
 /**
- * A workspace operation that was refused or failed, as facts, the way Go's {@code PathError}
- * carries {@code Op}, {@code Path} and {@code Err}: the {@link #reason()}, the {@link #path()} as it
- * was asked for, and where it applies {@link #resolvedPath()}, {@link #size()}, {@link #limit()}
- * and {@link #protectedKind()}. The message states what happened, with the path; it names no
- * tool. What to do next is the caller's to word (the tools say which tool to use instead).
+ * A workspace operation that was refused or failed, as facts, in the shape of Go's
+ * {@code PathError}: the {@link #op()}, the {@link #path()} as it was asked for, and the
+ * {@link #err()}, one record per kind of failure with the facts of that kind (the missing
+ * directory, the size and the limit, the protected file). {@link #reason()} classifies it for
+ * callers that branch on it, as Go's {@code errors.Is(err, fs.ErrNotExist)} does.
+ *
+ * <p>The message is Go's too, {@code op path: err}, for logs; the words an assistant reads, and
+ * what to do next, are the caller's ({@code tools/WorkspaceErrors}).
  */
 public final class WorkspaceException extends IOException {
 
-    /** Why the operation did not happen; each reason maps to its own clear tool error. */
-    public enum Reason {
-        INVALID_PATH,
-        ESCAPES_WORKSPACE,
-        NOT_FOUND,
-        /** A directory on the way does not exist; {@link #resolvedPath()} says which. */
-        PARENT_MISSING,
-        IS_DIRECTORY,
-        NOT_A_DIRECTORY,
-        NOT_A_REGULAR_FILE,
-        /** The file is over the limit; {@link #size()} and {@link #limit()} say by how much. */
-        TOO_LARGE,
-        TOO_MANY_LINKS,
-        PERMISSION_DENIED,
-        CHANGED,
-        /** A file the host runs by itself ({@link ProtectedPaths}); {@link #protectedKind()} says which. */
-        PROTECTED,
-        IO_ERROR
+    /** What was being done. */
+    public enum Op {
+        /** Opening the workspace root itself. */
+        OPEN("open"),
+        READ("read"),
+        LIST("list"),
+        WRITE("write"),
+        /** A write that happens only while the file still holds what was read. */
+        EDIT("edit"),
+        APPEND("append to"),
+        /** Resolving a directory, for a command's working directory. */
+        RESOLVE("resolve");
+
+        private final String verb;
+
+        Op(String verb) {
+            this.verb = verb;
+        }
+
+        /** The operation as a verb: "read", "append to". */
+        public String verb() {
+            return verb;
+        }
     }
 
-    /** What {@link #size()} is when the file grew past the limit while it was read: more, by an unknown amount. */
+    /** Why the operation did not happen, coarser than {@link Err}: for callers that branch on it. */
+    public enum Reason {
+        INVALID_PATH, ESCAPES_WORKSPACE, NOT_FOUND, PARENT_MISSING, IS_DIRECTORY, NOT_A_DIRECTORY,
+        NOT_A_REGULAR_FILE, TOO_LARGE, TOO_MANY_LINKS, PERMISSION_DENIED, CHANGED, PROTECTED, IO_ERROR
+    }
+
+    /** What went wrong, with its facts: Go's {@code PathError.Err}, one record per kind. */
+    public sealed interface Err {
+    }
+
+    /** Why a path is not one the workspace takes. */
+    public enum Invalid { EMPTY, NUL_BYTE, ABSOLUTE }
+
+    public record InvalidPath(Invalid why) implements Err {
+    }
+
+    /** A {@code ..} above the root. */
+    public record AboveRoot() implements Err {
+    }
+
+    /** The symbolic link {@code link} (from the root) has the absolute text {@code target}. */
+    public record AbsoluteLink(String link, String target) implements Err {
+    }
+
+    /** A name that was no link when walked was one when opened ({@code ELOOP} under {@code O_NOFOLLOW}). */
+    public record SwappedForLink() implements Err {
+    }
+
+    /** More than {@code limit} links followed in one walk (a loop?). */
+    public record TooManyLinks(int limit) implements Err {
+    }
+
+    public record NotFound() implements Err {
+    }
+
+    /** The directory {@code missing} (from the root) on the way does not exist. */
+    public record ParentMissing(String missing) implements Err {
+    }
+
+    /** {@code which} (from the root; null: the path itself) is not a directory, though used as one. */
+    public record NotADirectory(String which) implements Err {
+    }
+
+    public record IsDirectory() implements Err {
+    }
+
+    /** A device, socket or FIFO. */
+    public record NotARegularFile() implements Err {
+    }
+
+    /** The file is {@code size} bytes ({@link #SIZE_UNKNOWN}: it grew past the limit while read), over {@code limit}. */
+    public record TooLarge(long size, long limit) implements Err {
+    }
+
+    public record PermissionDenied() implements Err {
+    }
+
+    /** What changed under the operation. */
+    public enum Change {
+        /** A directory on the way was replaced ({@code ENOTDIR}). */
+        DIRECTORY_REPLACED,
+        /** A name the operation was creating appeared meanwhile ({@code EEXIST}). */
+        NAME_TAKEN,
+        /** The file no longer holds what was read (an edit). */
+        CONTENT
+    }
+
+    public record Changed(Change what) implements Err {
+    }
+
+    /** A file the host runs by itself ({@link ProtectedPaths}), {@code resolved} from the root. */
+    public record Protected(ProtectedPaths.Kind kind, String resolved) implements Err {
+    }
+
+    /** Any other failure, as the operating system or the JDK stated it. */
+    public record Failed(String detail) implements Err {
+    }
+
+    /** The change was written, but its directory could not be synced: it may not survive a crash. */
+    public record NotSynced(String detail) implements Err {
+    }
+
+    /** The size {@link TooLarge} states when the file grew past the limit while it was read. */
     public static final long SIZE_UNKNOWN = -1;
 
-    private final Reason reason;
+    private final Op op;
     private final String path;
-    private final String resolvedPath;
-    private final long size;
-    private final long limit;
-    private final ProtectedPaths.Kind protectedKind;
+    private final Err err;
 
-    private WorkspaceException(Reason reason, String path, String message, Throwable cause, String resolvedPath, long size,
-            long limit, ProtectedPaths.Kind protectedKind) {
-        super(message, cause);
-        this.reason = reason;
+    WorkspaceException(Op op, String path, Err err, Throwable cause) {
+        super(op.verb() + " " + Names.quoted(path) + ": " + brief(err), cause);
+        this.op = op;
         this.path = path;
-        this.resolvedPath = resolvedPath;
-        this.size = size;
-        this.limit = limit;
-        this.protectedKind = protectedKind;
+        this.err = err;
     }
 
-    WorkspaceException(Reason reason, String path, String message) {
-        this(reason, path, message, null);
+    WorkspaceException(Op op, String path, Err err) {
+        this(op, path, err, null);
     }
 
-    WorkspaceException(Reason reason, String path, String message, Throwable cause) {
-        this(reason, path, message, cause, null, 0, 0, null);
+    /** What the operating system's refusal of {@code op} on {@code path} means here. */
+    static WorkspaceException of(Op op, String path, FileSystemException e) {
+        return new WorkspaceException(op, path, errOf(e), e);
     }
 
-    /** {@code path} is {@code size} bytes ({@link #SIZE_UNKNOWN}: it grew while it was read), over {@code limit}. */
-    static WorkspaceException tooLarge(String path, long size, long limit) {
-        String measured = size > limit ? size + " bytes" : "more than " + limit + " bytes";
-        return new WorkspaceException(Reason.TOO_LARGE, path,
-                Names.quoted(path) + " is " + measured + ", over the limit of " + limit + " bytes", null, null,
-                size > limit ? size : SIZE_UNKNOWN, limit, null);
-    }
-
-    /** The directory {@code missing} (from the root) on the way to {@code path} does not exist. */
-    static WorkspaceException parentMissing(String path, String missing) {
-        return new WorkspaceException(Reason.PARENT_MISSING, path,
-                Names.quoted(path) + ": directory " + Names.quoted(missing) + " does not exist", null, missing, 0, 0, null);
-    }
-
-    /** A refused write to a protected file: which kind, and the path it resolved to from the root. */
-    static WorkspaceException protectedFile(String path, ProtectedPaths.Kind kind, String resolvedPath) {
-        return new WorkspaceException(Reason.PROTECTED, path, resolvedPath + " is protected (" + kind + ")", null,
-                resolvedPath, 0, 0, kind);
-    }
-
-    /** What the operating system's refusal of an operation on {@code path} means here. */
-    static WorkspaceException of(String path, FileSystemException e) {
-        String shown = Names.quoted(path);
+    private static Err errOf(FileSystemException e) {
         if (e instanceof Failure failure) {
             return switch (failure.errno) {
-                case OpenAt.ENOENT -> notFound(path, e);
-                case OpenAt.ELOOP -> swappedForLink(path, e);
-                case OpenAt.ENOTDIR -> new WorkspaceException(Reason.CHANGED, path, shown
-                        + " changed during the operation (a directory on the way was replaced); try again", e);
-                case OpenAt.ENXIO -> notARegularFile(path, e);
-                case OpenAt.EISDIR -> isDirectory(path, e);
-                case OpenAt.EACCES, OpenAt.EPERM -> permissionDenied(path, e);
-                case OpenAt.EEXIST -> changedWhileWritten(path, e);
-                default -> new WorkspaceException(Reason.IO_ERROR, path, shown + ": " + e.getReason(), e);
+                case OpenAt.ENOENT -> new NotFound();
+                case OpenAt.ELOOP -> new SwappedForLink();
+                case OpenAt.ENOTDIR -> new Changed(Change.DIRECTORY_REPLACED);
+                case OpenAt.ENXIO -> new NotARegularFile();
+                case OpenAt.EISDIR -> new IsDirectory();
+                case OpenAt.EACCES, OpenAt.EPERM -> new PermissionDenied();
+                case OpenAt.EEXIST -> new Changed(Change.NAME_TAKEN);
+                default -> new Failed(e.getReason());
             };
         }
         if (e instanceof NoSuchFileException) {
-            return notFound(path, e);
+            return new NotFound();
         }
         if (e instanceof FileAlreadyExistsException) {
-            return changedWhileWritten(path, e);
+            return new Changed(Change.NAME_TAKEN);
         }
         if (e instanceof AccessDeniedException) {
-            return permissionDenied(path, e);
+            return new PermissionDenied();
         }
         String reason = e.getReason() == null ? e.getClass().getSimpleName() : e.getReason();
-        if (reason.contains("Too many levels of symbolic links")) {
-            return swappedForLink(path, e);
-        }
-        return new WorkspaceException(Reason.IO_ERROR, path, shown + ": " + reason, e);
+        return reason.contains("Too many levels of symbolic links") ? new SwappedForLink() : new Failed(reason);
     }
 
-    static WorkspaceException notFound(String path, Throwable cause) {
-        return new WorkspaceException(Reason.NOT_FOUND, path, "no such file: " + Names.quoted(path), cause);
+    public Op op() {
+        return op;
     }
 
-    static WorkspaceException isDirectory(String path, Throwable cause) {
-        return new WorkspaceException(Reason.IS_DIRECTORY, path, Names.quoted(path) + " is a directory, not a file", cause);
-    }
-
-    static WorkspaceException notARegularFile(String path, Throwable cause) {
-        return new WorkspaceException(Reason.NOT_A_REGULAR_FILE, path,
-                Names.quoted(path) + " is not a regular file (a device, socket or FIFO)", cause);
-    }
-
-    private static WorkspaceException swappedForLink(String path, FileSystemException e) {
-        return new WorkspaceException(Reason.ESCAPES_WORKSPACE, path,
-                Names.quoted(path) + " was replaced by a symbolic link during the operation; try again", e);
-    }
-
-    private static WorkspaceException changedWhileWritten(String path, FileSystemException e) {
-        return new WorkspaceException(Reason.IO_ERROR, path,
-                Names.quoted(path) + " changed while it was being written; try again", e);
-    }
-
-    private static WorkspaceException permissionDenied(String path, FileSystemException e) {
-        return new WorkspaceException(Reason.PERMISSION_DENIED, path, Names.quoted(path) + ": permission denied", e);
-    }
-
-    public Reason reason() {
-        return reason;
-    }
-
-    /** The name the operation was asked for, as given (the root's own path when opening the workspace failed). */
+    /** The name the operation was asked for, as given (the root's own path for {@link Op#OPEN}). */
     public String path() {
         return path;
     }
 
-    /**
-     * From the workspace root, after {@code ..} and links: with {@link Reason#PARENT_MISSING} the
-     * directory that is missing, with {@link Reason#PROTECTED} the file; otherwise null.
-     */
-    public String resolvedPath() {
-        return resolvedPath;
+    public Err err() {
+        return err;
     }
 
-    /** With {@link Reason#TOO_LARGE}: the file's size in bytes, or {@link #SIZE_UNKNOWN}; otherwise 0. */
-    public long size() {
-        return size;
+    public Reason reason() {
+        return switch (err) {
+            case InvalidPath _ -> Reason.INVALID_PATH;
+            case AboveRoot _ -> Reason.ESCAPES_WORKSPACE;
+            case AbsoluteLink _ -> Reason.ESCAPES_WORKSPACE;
+            case SwappedForLink _ -> Reason.ESCAPES_WORKSPACE;
+            case TooManyLinks _ -> Reason.TOO_MANY_LINKS;
+            case NotFound _ -> Reason.NOT_FOUND;
+            case ParentMissing _ -> Reason.PARENT_MISSING;
+            case NotADirectory _ -> Reason.NOT_A_DIRECTORY;
+            case IsDirectory _ -> Reason.IS_DIRECTORY;
+            case NotARegularFile _ -> Reason.NOT_A_REGULAR_FILE;
+            case TooLarge _ -> Reason.TOO_LARGE;
+            case PermissionDenied _ -> Reason.PERMISSION_DENIED;
+            case Changed _ -> Reason.CHANGED;
+            case Protected _ -> Reason.PROTECTED;
+            case Failed _ -> Reason.IO_ERROR;
+            case NotSynced _ -> Reason.IO_ERROR;
+        };
     }
 
-    /** With {@link Reason#TOO_LARGE}: the most bytes allowed; otherwise 0. */
-    public long limit() {
-        return limit;
-    }
-
-    /** With {@link Reason#PROTECTED}: what the file is; otherwise null. */
-    public ProtectedPaths.Kind protectedKind() {
-        return protectedKind;
+    /** The failure in a few words, as Go's {@code syscall.Errno} strings are: for logs, not for the assistant. */
+    private static String brief(Err err) {
+        return switch (err) {
+            case InvalidPath(Invalid why) -> "invalid path (" + why.name().toLowerCase(Locale.ROOT) + ")";
+            case AboveRoot _ -> "leads above the workspace root";
+            case AbsoluteLink(String link, _) -> "link " + Names.quoted(link) + " is absolute";
+            case SwappedForLink _ -> "replaced by a symbolic link";
+            case TooManyLinks(int limit) -> "more than " + limit + " symbolic links";
+            case NotFound _ -> "not found";
+            case ParentMissing(String missing) -> "directory " + Names.quoted(missing) + " does not exist";
+            case NotADirectory(String which) -> (which == null ? "" : Names.quoted(which) + " is ") + "not a directory";
+            case IsDirectory _ -> "is a directory";
+            case NotARegularFile _ -> "not a regular file";
+            case TooLarge(long size, long limit) ->
+                    (size == SIZE_UNKNOWN ? "more than " + limit : size) + " bytes, over the limit of " + limit;
+            case PermissionDenied _ -> "permission denied";
+            case Changed(Change what) -> "changed during the operation (" + what.name().toLowerCase(Locale.ROOT) + ")";
+            case Protected(ProtectedPaths.Kind kind, String resolved) -> Names.quoted(resolved) + " is protected (" + kind + ")";
+            case Failed(String detail) -> detail;
+            case NotSynced(String detail) -> "written, but its directory was not synced: " + detail;
+        };
     }
 }

@@ -50,17 +50,30 @@ class RequestFramingTest {
                 + "Accept: application/json, text/event-stream" + eol + "Connection: close" + eol + framing + eol;
     }
 
-    /** The status of the answer, or 0 when the server closed the connection without one. */
-    int statusOf(String request) throws IOException {
+    /** The answer, or null when the server closed the connection without one. */
+    RawHttp.Response answerTo(String request) throws IOException {
         try {
-            return RawHttp.send(server.port(), request, null).status();
+            return RawHttp.send(server.port(), request, null);
         } catch (IOException closedWithoutAnswer) {
             if (closedWithoutAnswer.getMessage() != null && closedWithoutAnswer.getMessage().startsWith("not an HTTP response: ")
                     && closedWithoutAnswer.getMessage().length() == "not an HTTP response: ".length()) {
-                return 0;
+                return null;
             }
             throw closedWithoutAnswer;
         }
+    }
+
+    /** The status of the answer, or 0 when the server closed the connection without one. */
+    int statusOf(String request) throws IOException {
+        RawHttp.Response answer = answerTo(request);
+        return answer == null ? 0 : answer.status();
+    }
+
+    /** A refusal Jetty's parser makes is in the JSON-RPC shape of every other, naming what it refused. */
+    static void assertProblem(RawHttp.Response answer, String names) {
+        assertThat(answer.head()).as(answer.head()).containsIgnoringCase("Content-Type: application/json");
+        assertThat(answer.body()).as(answer.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,")
+                .contains(names).contains("the HTTP parser said: ").doesNotContain("<html").doesNotContain("Exception");
     }
 
     @Test
@@ -108,9 +121,13 @@ class RequestFramingTest {
 
         Map<String, Integer> accepted = new LinkedHashMap<>();
         for (var entry : cases.entrySet()) {
-            int status = statusOf(entry.getValue());
+            RawHttp.Response answer = answerTo(entry.getValue());
+            int status = answer == null ? 0 : answer.status();
             if (status != 0 && status != 400) {
                 accepted.put(entry.getKey(), status);
+            }
+            if (status == 400) {
+                assertProblem(answer, "not one well-formed HTTP/1.1 request");
             }
         }
         assertThat(accepted).as("ambiguous requests answered other than with 400 or a close").isEmpty();
@@ -120,6 +137,30 @@ class RequestFramingTest {
         for (String marker : cases.keySet()) {
             assertThat(Files.exists(server.workspace.resolve(marker))).as("%s ran", marker).isFalse();
         }
+    }
+
+    @Test
+    void headersPastTheLimitAndGarbageAreRefusedInTheSameShape() throws Exception {
+        RawHttp.Response large = answerTo(head("\r\n", "X-Padding: " + "a".repeat(9000) + "\r\nContent-Length: 0\r\n"));
+        assertThat(large.status()).isEqualTo(431);
+        assertProblem(large, "larger than the limit of 8192 bytes");
+        RawHttp.Response garbage = answerTo("PUT /\u0001 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+        assertThat(garbage.status()).isEqualTo(400);
+        assertProblem(garbage, "not one well-formed HTTP/1.1 request");
+    }
+
+    @Test
+    void unknownPathsAndMethodsAreRefusedInTheSameShape() throws Exception {
+        String auth = "Authorization: Bearer " + TestServer.TOKEN + "\r\n";
+        RawHttp.Response unknownPath = answerTo("GET " + TestServer.BASE + "/nope HTTP/1.1\r\nHost: x\r\n" + auth
+                + "Connection: close\r\n\r\n");
+        assertThat(unknownPath.status()).isEqualTo(404);
+        assertThat(unknownPath.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{").contains("/nope")
+                .contains(TestServer.BASE + "/mcp");
+        RawHttp.Response wrongMethod = answerTo("DELETE " + TestServer.BASE + "/healthz HTTP/1.1\r\nHost: x\r\n" + auth
+                + "Connection: close\r\n\r\n");
+        assertThat(wrongMethod.status()).isIn(404, 405);
+        assertThat(wrongMethod.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{");
     }
 
     @Test

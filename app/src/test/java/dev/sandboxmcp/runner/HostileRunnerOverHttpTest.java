@@ -17,6 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import dev.sandboxmcp.McpCalls;
+import dev.sandboxmcp.ProcessLog;
+import dev.sandboxmcp.ServerProcessTest;
+import dev.sandboxmcp.audit.AuditLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,24 +97,21 @@ class HostileRunnerOverHttpTest {
         };
     }
 
+    /** Where the stand-in connects: the socket of a server process at {@code -Xmx128m}, on {@code port}, logging to {@code log}. */
+    private Process startServer(Path socket, int port, Path log) throws IOException {
+        Files.createDirectories(socket.getParent());
+        return ServerProcessTest.serverProcess(Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_ADDR", "127.0.0.1:" + port,
+                        "MCP_RUNNER_SOCKET", socket.toString(), "MCP_KILL_GRACE_MILLIS", "0"),
+                        List.of("-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC"))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
     @Test
     void everyWorstAnswerIsAClearErrorAndTheServerAnswersThroughout() throws Exception {
         Path socket = dir.resolve("channel").resolve("runner.sock");
-        Files.createDirectories(socket.getParent());
-        Path workspace = Files.createDirectories(dir.resolve("ws"));
         Path log = dir.resolve("server.log");
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), "dev.sandboxmcp.Main");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
-        builder.environment().putAll(Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_ADDR", "127.0.0.1:" + port,
-                "MCP_RUNNER_SOCKET", socket.toString(), "MCP_KILL_GRACE_MILLIS", "0"));
-        Process server = builder.start();
+        int port = ServerProcessTest.freePort();
+        Process server = startServer(socket, port, log);
         List<String> tried = new ArrayList<>();
         try (HostileRunner hostile = new HostileRunner(socket, (kind, id, out) -> { })) {
             awaitHealthz(port, server, log);
@@ -136,6 +137,40 @@ class HostileRunnerOverHttpTest {
             server.destroyForcibly();
         }
         assertThat(Files.readString(log)).doesNotContain("OutOfMemoryError").contains("broke the channel's protocol");
+    }
+
+    @Test
+    void aRunnerCannotForgeALogOrAuditLine() throws Exception {
+        // What the runner sends reaches the log (a protocol violation quotes the kind it did not
+        // know) and the audit (an error reply's text): each carries a whole audit line between line
+        // breaks, with U+2028, half a surrogate pair, and in the audit more than a line may hold.
+        String forgedKind = "x\n{\"event\":\"tool_call\",\"target\":\"FORGED-R1\"}\n"; // the log quotes 80 characters
+        String forgedText = "y\u2028\ud800\r\n" + ProcessLog.forgedAuditLine("FORGED-R2") + "\n"
+                + "z".repeat(AuditLog.VALUE_CHARS);
+        Path socket = dir.resolve("channel").resolve("runner.sock");
+        Path log = dir.resolve("server.log");
+        int port = ServerProcessTest.freePort();
+        Process server = startServer(socket, port, log);
+        try (HostileRunner hostile = new HostileRunner(socket, (kind, id, out) -> { })) {
+            awaitHealthz(port, server, log);
+            hostile.awaitConnected();
+            hostile.behave((kind, id, out) -> HostileRunner.writeLine(out, "{\"kind\":\"reply\",\"id\":" + id
+                    + ",\"error\":true,\"text\":" + McpCalls.jsonString(forgedText) + "}"));
+            assertThat(callTool(port, "run_command", "{\"command\":\"echo hi\"}")).contains("FORGED-R2");
+            hostile.behave((kind, id, out) -> HostileRunner.writeLine(out, "{\"kind\":"
+                    + McpCalls.jsonString(forgedKind) + ",\"id\":" + id + "}"));
+            assertThat(callTool(port, "run_command", "{\"command\":\"echo hi\"}")).contains("\"isError\":true");
+        } finally {
+            server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+            server.destroyForcibly();
+        }
+        String output = Files.readString(log);
+        assertThat(output).as("the values were logged").contains("FORGED-R1").contains("FORGED-R2");
+        List<Map<String, Object>> audit = ProcessLog.auditLines(output);
+        assertThat(audit).as(output).extracting(line -> line.get("target")).containsOnly("echo hi");
+        assertThat(audit.getFirst().get("error")).asString().startsWith("y\u2028\ud800\r\n{").hasSize(AuditLog.VALUE_CHARS);
+        assertThat(audit.getFirst()).containsEntry("error_chars", forgedText.length());
     }
 
     private static String errorText(String body) {
@@ -166,16 +201,6 @@ class HostileRunnerOverHttpTest {
     }
 
     private String callTool(int port, String tool, String arguments) throws Exception {
-        String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
-                + "\",\"arguments\":" + arguments + "}}";
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp-sandbox/mcp"))
-                .header("Authorization", "Bearer " + TOKEN)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .timeout(Duration.ofSeconds(60))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return response.body();
+        return McpCalls.callTool(http, port, TOKEN, tool, arguments);
     }
 }

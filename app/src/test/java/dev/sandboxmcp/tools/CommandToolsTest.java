@@ -43,8 +43,8 @@ class CommandToolsTest {
         workspace.close();
     }
 
-    static ToolResponse call(SandboxTool tool, Map<String, Object> arguments) throws ToolInputException {
-        return tool.call(new ToolArguments(arguments), Progress.NONE);
+    static ToolResponse call(SandboxTool tool, Map<String, Object> arguments) {
+        return ToolCalls.call(tool, arguments);
     }
 
     @Test
@@ -52,8 +52,9 @@ class CommandToolsTest {
         String longest = "echo ok #" + "x".repeat(Limits.COMMAND_BYTES - 1 - "echo ok #".length());
         ToolResponse exact = call(run, Map.of("command", longest));
         assertThat(exact.structured()).containsEntry("exit_code", 0).containsEntry("stdout", "ok\n");
-        assertThatThrownBy(() -> call(run, Map.of("command", longest + "x"))).isInstanceOf(ToolInputException.class)
-                .hasMessageContaining("131072 bytes").hasMessageContaining("write_file");
+        ToolResponse over = call(run, Map.of("command", longest + "x"));
+        assertThat(over.error()).isTrue();
+        assertThat(over.text()).contains("131072 bytes").contains("write_file");
     }
 
     @Test

@@ -45,8 +45,8 @@ class FileToolsTest {
         workspace.close();
     }
 
-    static ToolResponse call(SandboxTool tool, Map<String, Object> arguments) throws ToolInputException {
-        return tool.call(new ToolArguments(arguments), Progress.NONE);
+    static ToolResponse call(SandboxTool tool, Map<String, Object> arguments) {
+        return ToolCalls.call(tool, arguments);
     }
 
     @Test

@@ -44,11 +44,8 @@ class PagingIndexTest {
         workspace.close();
     }
 
-    Map<String, Object> page(String path, long offset, long limit) throws ToolInputException {
-        ToolResponse response = read.call(new ToolArguments(Map.of("path", path, "offset", offset, "limit", limit)),
-                Progress.NONE);
-        assertThat(response.error()).as(response.text()).isFalse();
-        return response.structured();
+    Map<String, Object> page(String path, long offset, long limit) {
+        return ToolCalls.page(read, path, offset, limit).structured();
     }
 
     /** Lines "{word} 1" to "{word} n", and more than the count budget of bytes. */
@@ -69,7 +66,7 @@ class PagingIndexTest {
             file.write(ByteBuffer.wrap("end\n".getBytes(UTF_8)), 8L * 1024 * 1024 * 1024);
         }
         long started = System.nanoTime();
-        ToolResponse response = read.call(new ToolArguments(Map.of("path", "huge.log", "offset", 1, "limit", 1)), Progress.NONE);
+        ToolResponse response = ToolCalls.call(read, Map.of("path", "huge.log", "offset", 1, "limit", 1));
         // The 8 GiB hole reads as NUL bytes: a scan of the file would call it binary, or take minutes.
         assertThat(response.structured()).containsEntry("content", "first\n").containsEntry("total_lines", 2L)
                 .containsEntry("total_lines_at_least", true).containsEntry("has_more", true);
@@ -157,8 +154,7 @@ class PagingIndexTest {
         long next = 1;
         long pages = 0;
         while (next <= total) {
-            ToolResponse response = read.call(new ToolArguments(Map.of("path", "growing.log", "offset", next, "limit", 3_000)),
-                    Progress.NONE);
+            ToolResponse response = ToolCalls.call(read, Map.of("path", "growing.log", "offset", next, "limit", 3_000));
             if (response.error()) {
                 assertThat(response.text()).contains("past the end");
                 assertThat(writer.isDone() && !writer.isCompletedExceptionally() && next > total).isFalse();

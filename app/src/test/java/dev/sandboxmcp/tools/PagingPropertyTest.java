@@ -119,8 +119,7 @@ class PagingPropertyTest {
         Files.write(dir.resolve("read.txt"), file);
         try (Workspace workspace = Workspace.open(dir)) {
             ReadFileTool read = new ReadFileTool(workspace, Limits.defaults());
-            ToolResponse response = read.call(new ToolArguments(Map.of("path", "read.txt", "offset", offset, "limit", limit)),
-                    Progress.NONE);
+            ToolResponse response = ToolCalls.call(read, Map.of("path", "read.txt", "offset", offset, "limit", limit));
             if (containsNul(file)) {
                 assertThat(response.text()).contains("NUL");
                 return;

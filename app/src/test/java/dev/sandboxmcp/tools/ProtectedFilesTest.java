@@ -72,9 +72,9 @@ class ProtectedFilesTest {
         Files.createDirectories(root.resolve("newrepo"));
         Map<Path, String> before = snapshot();
         for (boolean append : new boolean[] {false, true}) {
-            ToolResponse response = write.call(new ToolArguments(Map.of("path", path, "content",
+            ToolResponse response = ToolCalls.call(write, Map.of("path", path, "content",
                     "[core]\n\tfsmonitor = touch /tmp/pwned\n",
-                    "append", append)), Progress.NONE);
+                    "append", append));
             assertThat(response.error()).as(path).isTrue();
             assertThat(response.text()).as(path).startsWith("refused: ").contains("nothing was written")
                     .contains("ask them to make it themselves").contains("outside this sandbox");
@@ -84,29 +84,26 @@ class ProtectedFilesTest {
 
     @Test
     void theRefusalNamesWhatTheFileIsAndWhereALinkLed() throws Exception {
-        ToolResponse viaLink = write.call(new ToolArguments(Map.of("path", "repo/src/cfg", "content", "x")), Progress.NONE);
+        ToolResponse viaLink = ToolCalls.call(write, Map.of("path", "repo/src/cfg", "content", "x"));
         assertThat(viaLink.text()).contains("'repo/src/cfg' (that is 'repo/.git/config')")
                 .contains("git repository's configuration");
-        ToolResponse hook = write.call(new ToolArguments(Map.of("path", "repo/.git/hooks/pre-commit", "content", "x")),
-                Progress.NONE);
+        ToolResponse hook = ToolCalls.call(write, Map.of("path", "repo/.git/hooks/pre-commit", "content", "x"));
         assertThat(hook.text()).contains("'repo/.git/hooks/pre-commit' is in a git repository's hooks");
-        ToolResponse envrc = write.call(new ToolArguments(Map.of("path", "repo/.envrc", "content", "x")), Progress.NONE);
+        ToolResponse envrc = ToolCalls.call(write, Map.of("path", "repo/.envrc", "content", "x"));
         assertThat(envrc.text()).contains("direnv");
-        ToolResponse tasks = write.call(new ToolArguments(Map.of("path", "repo/.vscode/tasks.json", "content", "x")),
-                Progress.NONE);
+        ToolResponse tasks = ToolCalls.call(write, Map.of("path", "repo/.vscode/tasks.json", "content", "x"));
         assertThat(tasks.text()).contains("VS Code");
     }
 
     @Test
     void editIsRefusedTooAndReadingStaysAllowed() throws Exception {
-        ToolResponse response = edit.call(new ToolArguments(Map.of("path", "repo/.git/config", "old_text",
-                "repositoryformatversion = 0", "new_text", "repositoryformatversion = 0\n\tfsmonitor = touch /tmp/pwned")),
-                Progress.NONE);
+        ToolResponse response = ToolCalls.call(edit, Map.of("path", "repo/.git/config", "old_text",
+                "repositoryformatversion = 0", "new_text", "repositoryformatversion = 0\n\tfsmonitor = touch /tmp/pwned"));
         assertThat(response.error()).isTrue();
         assertThat(response.text()).startsWith("refused: ");
         assertThat(Files.readString(root.resolve("repo/.git/config"))).isEqualTo(CONFIG);
-        ToolResponse read = new ReadFileTool(workspace, Limits.defaults()).call(new ToolArguments(Map.of("path",
-                "repo/.git/config")), Progress.NONE);
+        ToolResponse read = ToolCalls.call(new ReadFileTool(workspace, Limits.defaults()), Map.of("path",
+                "repo/.git/config"));
         assertThat(read.error()).isFalse();
         assertThat(read.text()).contains("repositoryformatversion");
     }
@@ -116,7 +113,7 @@ class ProtectedFilesTest {
         "repo/.envrc.example", "repo/.git/COMMIT_EDITMSG", "repo/src/tasks.json", "wt/config"})
     void filesThatOnlyShareANameAreWritten(String path) throws Exception {
         Files.createDirectories(root.resolve(path).getParent());
-        ToolResponse response = write.call(new ToolArguments(Map.of("path", path, "content", "ok\n")), Progress.NONE);
+        ToolResponse response = ToolCalls.call(write, Map.of("path", path, "content", "ok\n"));
         assertThat(response.error()).as(response.text()).isFalse();
         assertThat(Files.readString(root.resolve(path))).isEqualTo("ok\n");
     }

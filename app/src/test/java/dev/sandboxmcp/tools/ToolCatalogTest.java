@@ -57,10 +57,12 @@ class ToolCatalogTest {
                         .plus(margin));
         assertThat(tools.deadline("run_command", Map.of("command", "true", "timeout_seconds", 100_000)))
                 .as("at most the call budget: then the command goes on as a job").isEqualTo(limits.callBudget().plus(margin));
-        for (String brief : List.of("read_file", "write_file", "edit_file", "list_directory", "start_job", "job_output",
-                "stop_job", "list_jobs", "no_such_tool")) {
-            assertThat(tools.deadline(brief, Map.of("timeout_seconds", 100_000))).as(brief).isEqualTo(margin.plusSeconds(15));
-            assertThat(tools.watchesTheClient(brief)).as(brief).isFalse();
+        List<String> brief = new java.util.ArrayList<>(tools.names());
+        brief.remove("run_command");
+        brief.add("no_such_tool");
+        for (String name : brief) {
+            assertThat(tools.deadline(name, Map.of("timeout_seconds", 100_000))).as(name).isEqualTo(margin.plusSeconds(15));
+            assertThat(tools.watchesTheClient(name)).as(name).isFalse();
         }
         assertThat(tools.watchesTheClient("run_command")).isTrue();
 

@@ -244,8 +244,9 @@ class WorkspaceTest {
                 () -> workspace.writeFile("no/such/dir/file.txt", "x".getBytes(UTF_8)));
         assertThat(e.reason()).isEqualTo(PARENT_MISSING);
         assertThat(e.getMessage()).contains("'no'");
-        assertThat(e.resolvedPath()).isEqualTo("no"); // the tools word what to do: FileToolsTest
+        assertThat(e.err()).isEqualTo(new WorkspaceException.ParentMissing("no")); // the tools word what to do: FileToolsTest
         assertThat(e.path()).isEqualTo("no/such/dir/file.txt");
+        assertThat(e.op()).isEqualTo(WorkspaceException.Op.WRITE);
         assertThat(root.resolve("no")).doesNotExist();
     }
 
@@ -320,9 +321,9 @@ class WorkspaceTest {
         assertThat(reasonOf(() -> workspace.readFile("over", LIMIT))).isEqualTo(TOO_LARGE);
         WorkspaceException over = (WorkspaceException) org.assertj.core.api.Assertions.catchThrowable(
                 () -> workspace.readFile("over", LIMIT));
-        assertThat(over.size()).isEqualTo(LIMIT + 1);
-        assertThat(over.limit()).isEqualTo(LIMIT);
+        assertThat(over.err()).isEqualTo(new WorkspaceException.TooLarge(LIMIT + 1, LIMIT));
         assertThat(over.path()).isEqualTo("over");
+        assertThat(over.op()).isEqualTo(WorkspaceException.Op.READ);
     }
 
     @Test

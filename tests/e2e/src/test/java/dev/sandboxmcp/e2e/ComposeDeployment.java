@@ -128,11 +128,11 @@ final class ComposeDeployment implements AutoCloseable {
         setup.prepare(deployment.workspace);
         deployment.protectGit();
         deployment.compose("down", "--volumes", "--remove-orphans");
-        Commands.Result volume = Commands.run(List.of("docker", "volume", "create", "--driver", "local", "--opt",
-                "type=none", "--opt", "o=bind", "--opt", "device=" + deployment.home, deployment.homeVolume), 60);
+        Commands.Result volume = Commands.run(List.of("bash", Repo.path("infra/compose/home-volume.sh").toString(), "create",
+                deployment.homeVolume, deployment.home.toString(), deployment.uid + ":" + deployment.gid), 60);
         if (volume.exitCode() != 0) {
             deployment.close();
-            throw new AssertionError("docker volume create failed:\n" + volume.output());
+            throw new AssertionError("infra/compose/home-volume.sh create failed:\n" + volume.output());
         }
         Commands.Result up = deployment.compose("up", "-d");
         if (up.exitCode() != 0) {

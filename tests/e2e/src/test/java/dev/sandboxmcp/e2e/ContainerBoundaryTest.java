@@ -252,17 +252,21 @@ class ContainerBoundaryTest {
         assertThat(states.lines().filter(l -> l.contains("sleep")).toList()).as("orphans were killed").isEmpty();
     }
 
+    /** How docker inspect shows a container's log rotation: driver, max-size, max-file. */
+    static final String LOG_ROTATION = "{{.HostConfig.LogConfig.Type}} {{index .HostConfig.LogConfig.Config \"max-size\"}} "
+            + "{{index .HostConfig.LogConfig.Config \"max-file\"}}";
+
     @Test
     void resourceLimitsMatchTheComposeFile() throws Exception {
         String format = "{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.PidsLimit}} {{.HostConfig.Memory}} "
                 + "{{.HostConfig.NanoCpus}} "
                 + "{{.HostConfig.Init}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}} {{.HostConfig.RestartPolicy.Name}} "
-                + "{{.HostConfig.NetworkMode}}";
+                + "{{.HostConfig.NetworkMode}} " + LOG_ROTATION;
         String runner = Commands.run(List.of("docker", "inspect", "-f", format, deployment.runner), 30).output().strip();
         assertThat(Arrays.asList(runner.split(" "))).containsExactly("true", "128", "1073741824", "2000000000", "true",
-                "[ALL]", "[no-new-privileges:true]", "unless-stopped", "none");
+                "[ALL]", "[no-new-privileges:true]", "unless-stopped", "none", "json-file", "10m", "3");
         String server = Commands.run(List.of("docker", "inspect", "-f", format, deployment.container), 30).output().strip();
         assertThat(Arrays.asList(server.split(" "))).containsExactly("true", "64", "536870912", "1000000000", "true",
-                "[ALL]", "[no-new-privileges:true]", "unless-stopped", deployment.network);
+                "[ALL]", "[no-new-privileges:true]", "unless-stopped", deployment.network, "json-file", "10m", "3");
     }
 }

@@ -312,9 +312,10 @@ class EgressTest {
     void theProxyRunsLockedDown() throws Exception {
         String inspect = Commands.run(List.of("docker", "inspect", "-f",
                 "{{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}} "
-                        + "{{.HostConfig.PidsLimit}} {{.HostConfig.Memory}} {{.HostConfig.Privileged}}", proxyContainer), 30)
+                        + "{{.HostConfig.PidsLimit}} {{.HostConfig.Memory}} {{.HostConfig.Privileged}} "
+                        + ContainerBoundaryTest.LOG_ROTATION, proxyContainer), 30)
                 .output().strip();
-        assertThat(inspect).isEqualTo("13:13 true [ALL] [no-new-privileges:true] 32 134217728 false");
+        assertThat(inspect).isEqualTo("13:13 true [ALL] [no-new-privileges:true] 32 134217728 false json-file 10m 3");
         String status = Commands.run(List.of("docker", "exec", proxyContainer, "grep", "-E", "^(Uid|CapEff):", "/proc/1/status"),
                 30)
                 .output();

@@ -104,4 +104,31 @@ class InfraFilesTest {
         assertThat(result.output()).contains("infra/host/deps.sh", "infra/image/build-base.sh", ".ci/run");
         assertThat(result.exitCode()).as(result.output()).isZero();
     }
+
+    @Test
+    void theToolchainTableOfTheDocsIsTheScripts() throws Exception {
+        // infra/image/toolchain-env.sh holds the list; docs/toolchains.md shows it, and must agree.
+        String script = Repo.path("infra/image/toolchain-env.sh").toString();
+        String docs = Files.readString(Repo.path("docs/toolchains.md"));
+        java.util.regex.Matcher row = java.util.regex.Pattern.compile("(?m)^\\| `(\\w+)` \\| ([^|]*)\\|$").matcher(docs);
+        List<String> names = new java.util.ArrayList<>();
+        while (row.find()) {
+            names.add(row.group(1));
+            String packages = Commands.run(List.of("bash", script, "--packages", row.group(1)), 30).output().strip();
+            List<String> shown = new java.util.ArrayList<>();
+            java.util.regex.Matcher quoted = java.util.regex.Pattern.compile("`([a-z0-9.+-]+)`").matcher(
+                    row.group(2).replaceAll("\\([^)]*\\)", "").replaceAll(";.*", ""));
+            while (quoted.find()) {
+                shown.add(quoted.group(1));
+            }
+            assertThat(String.join(",", shown)).as("docs/toolchains.md's row for " + row.group(1)).isEqualTo(packages);
+        }
+        assertThat(names).as("every toolchain the script knows has a row").hasSize(6);
+        Commands.Result unknown = Commands.run(List.of("bash", script, "--packages", "cobol"), 30);
+        assertThat(unknown.exitCode()).isNotZero();
+        assertThat(unknown.output()).contains("known: " + String.join(", ", names));
+        String defaults = Commands.run(List.of("bash", script, "--default"), 30).output().strip();
+        assertThat(docs).contains("The default is `" + defaults + "`");
+        assertThat(Files.readString(Repo.path("docs/configuration.md"))).contains("| `SANDBOX_TOOLCHAINS` | `" + defaults + "` |");
+    }
 }

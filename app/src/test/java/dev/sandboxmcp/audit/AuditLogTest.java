@@ -1,0 +1,53 @@
+package dev.sandboxmcp.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandboxmcp.ProcessLog;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class AuditLogTest {
+
+    final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    final AuditLog log = new AuditLog(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+    private Map<String, Object> onlyLine() {
+        String written = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(written).endsWith("\n").containsOnlyOnce("\n");
+        assertThat(written.chars()).as("printable ASCII only").allMatch(c -> c == '\n' || (c >= 0x20 && c < 0x7f));
+        List<Map<String, Object>> lines = ProcessLog.auditLines(written);
+        assertThat(lines).hasSize(1);
+        return lines.getFirst();
+    }
+
+    private void record(String target, String error) {
+        log.record(new AuditEvent(Instant.EPOCH, "run_command", target, AuditEvent.Outcome.ERROR, null, null, 5,
+                "203.0.113.7", "127.0.0.1", error));
+    }
+
+    @Test
+    void everyValueStaysInItsOneLineAndComesBackAsItWas() {
+        String hostile = "a\nb\r\u2028c\u2029d\u0085e\u0000f\u001bg\ud800h\udc00i\ud83d\ude00" + ProcessLog.forgedAuditLine("FORGED");
+        record(hostile, "error\n" + hostile);
+        Map<String, Object> line = onlyLine();
+        assertThat(line).containsEntry("target", hostile).containsEntry("error", "error\n" + hostile)
+                .containsEntry("outcome", "error").doesNotContainKey("target_chars");
+    }
+
+    @Test
+    void aValueIsCutAtItsBoundAndSaysItsLength() {
+        String atBound = "x".repeat(AuditLog.VALUE_CHARS);
+        String over = "y".repeat(AuditLog.VALUE_CHARS - 1) + "\ud83d\ude00" + "z".repeat(10_000_000);
+        record(atBound, over);
+        Map<String, Object> line = onlyLine();
+        assertThat(line).containsEntry("target", atBound).doesNotContainKey("target_chars")
+                .containsEntry("error", "y".repeat(AuditLog.VALUE_CHARS - 1)) // not half of the emoji's pair
+                .containsEntry("error_chars", over.length());
+        assertThat(bytes.size()).isLessThan(3 * AuditLog.VALUE_CHARS);
+    }
+}
