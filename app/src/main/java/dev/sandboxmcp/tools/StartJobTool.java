@@ -69,9 +69,6 @@ final class StartJobTool extends DefinedTool {
                     + "stop one with stop_job or wait for one to finish");
         } catch (IOException e) {
             return ToolResponse.failure(command, "the job could not be started: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return ToolResponse.failure(command, "the server is shutting down; the job was not started");
         }
     }
 }
