@@ -8,6 +8,7 @@ import dev.sandboxmcp.config.RunnerConfig;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.exec.IdleSweep;
 import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.exec.Orphans;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.hostaudit.AuditCommand;
 import dev.sandboxmcp.http.SandboxServer;
@@ -198,6 +199,8 @@ public final class Main {
         }
         Limits limits = config.limits();
         Workspace workspace = Workspace.open(config.workspace());
+        // What commands orphan comes back to the runner, to be reaped here and counted in their usage.
+        Orphans.adopt();
         IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
         CommandRunner commands = new CommandRunner(environment, limits.outputCapBytes(), limits.outputViewBytes(),
                 limits.killGrace(), limits.maxConcurrentCommands(), sweep);

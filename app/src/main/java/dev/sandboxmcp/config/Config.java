@@ -105,7 +105,8 @@ public record Config(String host, int port, String basePath, Path runnerSocket, 
                 defaults.progressInterval(),
                 defaults.readLinesMax(),
                 defaults.listEntries(),
-                defaults.diffChars());
+                defaults.diffChars(),
+                defaults.jobInputBytes());
         return limits;
     }
 

@@ -39,6 +39,8 @@ import java.time.Duration;
  * @param readLinesMax       the most lines one read_file call may ask for (limit or tail)
  * @param listEntries        entries a list_directory call shows at most; the result says when it cut
  * @param diffChars          characters of edit_file's diff shown at most; the edit itself is never cut
+ * @param jobInputBytes      bytes one job_input call may write to a job's stdin (a pipe holds 64 KiB
+ *                           unread; more goes in several calls)
  */
 public record Limits(
         Duration defaultTimeout,
@@ -65,7 +67,8 @@ public record Limits(
         Duration progressInterval,
         int readLinesMax,
         int listEntries,
-        int diffChars) {
+        int diffChars,
+        int jobInputBytes) {
 
     /**
      * The longest command line a shell can be handed, in bytes, its terminating NUL included: the
@@ -99,7 +102,8 @@ public record Limits(
                 Duration.ofSeconds(5),      // progressInterval
                 100_000,                    // readLinesMax
                 2000,                       // listEntries
-                128 * 1024);                // diffChars
+                128 * 1024,                 // diffChars
+                64 * 1024);                 // jobInputBytes
     }
 
     /** Background jobs remembered, running or finished (the oldest finished one is forgotten first). */

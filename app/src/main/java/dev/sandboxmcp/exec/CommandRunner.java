@@ -85,7 +85,8 @@ public final class CommandRunner implements AutoCloseable {
         }
         sweep.begin();
         AtomicReference<RunningCommand> self = new AtomicReference<>();
-        RunningCommand started = RunningCommand.start(command, workingDirectory, environment, stdin,
+        RunningCommand started = RunningCommand.start(command, workingDirectory, environment,
+                stdin == null ? new RunningCommand.Stdin.AtEnd() : new RunningCommand.Stdin.Given(stdin),
                 new OutputLog(headBytes, outputCapBytes), new OutputLog(headBytes, outputCapBytes), timeout, killGrace,
                 () -> {
                     if (self.get() != null) {

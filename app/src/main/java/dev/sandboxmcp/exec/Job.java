@@ -7,10 +7,11 @@ import java.util.List;
  * What is known of one background job at a moment. {@code streams} names its output logs:
  * {@code output} (stdout and stderr combined) for a job started as one, {@code stdout} and
  * {@code stderr} for a command handed over at its call's budget or a finished command's kept
- * output. {@code durationMillis}: so far while it runs. {@code ending}: null while it runs.
+ * output. {@code durationMillis}: so far while it runs. {@code stdinOpen}: job_input can write to
+ * it (started with its stdin open, not closed since, still running). {@code ending}: null while it runs.
  */
 public record Job(String id, String command, String cwd, Instant started, long durationMillis, long outputBytes,
-        boolean stopped, List<String> streams, Ending ending) {
+        boolean stopped, List<String> streams, boolean stdinOpen, Ending ending) {
 
     public boolean running() {
         return ending == null;

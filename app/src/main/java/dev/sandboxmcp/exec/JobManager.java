@@ -83,7 +83,6 @@ public final class JobManager implements AutoCloseable {
         final RunningCommand running;
         /** Handed over at its call's budget rather than started as a job. */
         final boolean adopted;
-        volatile boolean stopped;
         /** Completed once the command has ended and all its output is in the logs. */
         final CompletableFuture<Ending> ending = new CompletableFuture<>();
 
@@ -103,8 +102,9 @@ public final class JobManager implements AutoCloseable {
         Job snapshot() {
             Ending end = ending.getNow(null);
             return new Job(id, command, cwd, started, end == null ? running.elapsedMillis() : end.durationMillis(),
-                    running.streams().values().stream().mapToLong(OutputLog::totalBytes).sum(), stopped,
-                    List.copyOf(running.streams().keySet()), end);
+                    running.streams().values().stream().mapToLong(OutputLog::totalBytes).sum(), running.stopping(),
+                    List.copyOf(running.streams().keySet()),
+                    end == null && running.input() != null && running.input().open(), end);
         }
 
         /**
@@ -132,7 +132,13 @@ public final class JobManager implements AutoCloseable {
     private record Kept(Job job, Map<String, OutputLog> streams) {
     }
 
-    public synchronized Job start(String command, Path workingDirectory, String cwdLabel)
+    /** Starts a job with its stdin at end of file. */
+    public Job start(String command, Path workingDirectory, String cwdLabel) throws IOException, TooManyJobsException {
+        return start(command, workingDirectory, cwdLabel, false);
+    }
+
+    /** Starts a job; with {@code openStdin}, its stdin is a pipe that {@link #input} writes to. */
+    public synchronized Job start(String command, Path workingDirectory, String cwdLabel, boolean openStdin)
             throws IOException, TooManyJobsException {
         if (closed) {
             throw new IOException("the server is shutting down; no new jobs are started");
@@ -143,7 +149,8 @@ public final class JobManager implements AutoCloseable {
         }
         forgetOldest();
         sweep.begin();
-        RunningCommand started = RunningCommand.start(command, workingDirectory, environment, null,
+        RunningCommand started = RunningCommand.start(command, workingDirectory, environment,
+                openStdin ? new RunningCommand.Stdin.Open() : new RunningCommand.Stdin.AtEnd(),
                 new OutputLog(logCapacity), null, null, killGrace, sweep::end);
         Entry entry = new Entry(newId("job-"), command, cwdLabel, started, false);
         jobs.put(entry.id, entry);
@@ -165,7 +172,6 @@ public final class JobManager implements AutoCloseable {
             entry = new Entry(newId("job-"), commandText, cwdLabel, command, true);
             jobs.put(entry.id, entry);
             if (closed) {
-                entry.stopped = true;
                 command.kill();
             }
         }
@@ -182,7 +188,7 @@ public final class JobManager implements AutoCloseable {
         Map<String, OutputLog> streams = result.streams();
         long bytes = streams.values().stream().mapToLong(OutputLog::totalBytes).sum();
         Job job = new Job(id, command, cwdLabel, Instant.now().minusMillis(result.durationMillis()),
-                result.durationMillis(), bytes, false, List.copyOf(streams.keySet()), result.ending());
+                result.durationMillis(), bytes, false, List.copyOf(streams.keySet()), false, result.ending());
         kept.put(id, new Kept(job, streams));
         while (kept.size() > maxKeptOutputs) {
             kept.remove(kept.keySet().iterator().next());
@@ -224,6 +230,28 @@ public final class JobManager implements AutoCloseable {
         return Optional.ofNullable(streams.get(stream)).map(log -> log.read(offset, maxBytes));
     }
 
+    /**
+     * Writes {@code bytes} to a running job's stdin, then closes it when {@code close}; waits a
+     * short while for the job to take them ({@link JobInput}). Empty when there is no such job.
+     */
+    public Optional<InputOutcome> input(String id, byte[] bytes, boolean close) throws InterruptedException {
+        Entry entry;
+        synchronized (this) {
+            entry = jobs.get(id);
+        }
+        if (entry == null) {
+            return Optional.empty();
+        }
+        if (entry.ended() || !entry.running.isAlive()) {
+            return Optional.of(new InputOutcome.Refused(InputOutcome.Reason.ENDED, 0));
+        }
+        JobInput input = entry.running.input();
+        if (input == null) {
+            return Optional.of(new InputOutcome.Refused(InputOutcome.Reason.NOT_OPEN, 0));
+        }
+        return Optional.of(input.send(bytes, close));
+    }
+
     /** Kills the job's whole process tree (SIGTERM, then SIGKILL after the grace) and waits for its end. */
     public Optional<Job> stop(String id) throws InterruptedException {
         Entry entry;
@@ -234,7 +262,6 @@ public final class JobManager implements AutoCloseable {
             return Optional.empty();
         }
         if (!entry.ended()) {
-            entry.stopped = true;
             entry.running.kill();
             // A process that escaped the kill may hold the output pipe open: stop waiting for it.
             entry.running.giveUpOutput();
@@ -261,7 +288,6 @@ public final class JobManager implements AutoCloseable {
             closed = true;
             all = new ArrayList<>(jobs.values());
         }
-        all.stream().filter(e -> !e.ended()).forEach(e -> e.stopped = true);
-        all.parallelStream().forEach(e -> e.running.kill());
+        all.parallelStream().filter(e -> !e.ended()).forEach(e -> e.running.kill());
     }
 }

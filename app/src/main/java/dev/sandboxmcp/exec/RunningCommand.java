@@ -21,7 +21,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class RunningCommand implements CommandOutcome {
 
     private static final Duration LEFTOVER_GRACE = Duration.ofMillis(200);
+    /** The status of a shell killed by SIGKILL, as {@link SpawnedProcess} reports it (or a shell reports its child's). */
+    private static final int SIGKILLED = 128 + 9;
     private static final List<Duration> LATE_SWEEPS = List.of(Duration.ofMillis(100), Duration.ofMillis(900));
+
+    /** What a command's stdin is. */
+    sealed interface Stdin {
+        /** At end of file from the start. */
+        record AtEnd() implements Stdin {
+        }
+
+        /** These bytes, then end of file. */
+        record Given(byte[] bytes) implements Stdin {
+        }
+
+        /** A pipe kept open for input written while it runs ({@link JobInput}). */
+        record Open() implements Stdin {
+        }
+    }
 
     private final Process process;
     private final ProcessTree tree;
@@ -32,10 +49,16 @@ public final class RunningCommand implements CommandOutcome {
     private final Duration killGrace;
     private final Runnable release;
     private final AtomicBoolean released = new AtomicBoolean();
+    private final JobInput input;
+    private final Orphans.Account orphans;
+    private final long oomKillsBefore;
+    /** Why the runner killed it, once it has. */
+    private volatile Ending.Cause killedFor;
 
-    private RunningCommand(SessionShell.Started shell, Map<String, OutputLog> streams, List<Thread> readers,
-            long startedNanos, Duration timeout, Duration killGrace, Runnable release) {
+    private RunningCommand(SessionShell.Started shell, JobInput input, Map<String, OutputLog> streams,
+            List<Thread> readers, long startedNanos, Duration timeout, Duration killGrace, Runnable release) {
         this.process = shell.process();
+        this.input = input;
         this.tree = shell.tree();
         this.streams = Collections.unmodifiableMap(streams);
         this.readers = List.copyOf(readers);
@@ -43,30 +66,32 @@ public final class RunningCommand implements CommandOutcome {
         this.deadlineNanos = timeout == null ? Long.MAX_VALUE : startedNanos + timeout.toNanos();
         this.killGrace = killGrace;
         this.release = release;
+        this.orphans = Orphans.open(tree);
+        this.oomKillsBefore = MemoryCgroup.OWN.oomKills();
     }
 
     /**
      * Starts {@code command} in {@code directory}. Its stdout fills {@code stdout}; its stderr
      * fills {@code stderr}, or goes into stdout when that is null (one stream, named
-     * {@code output}). {@code stdin}, when not null, is written to it, then closed; else stdin is
-     * at end of file. The tree is killed at {@code timeout} (none when null) by whoever waits for
+     * {@code output}). The tree is killed at {@code timeout} (none when null) by whoever waits for
      * it; {@code release} runs once, when the command has ended (or could not be started).
      */
-    static RunningCommand start(String command, Path directory, Map<String, String> environment, byte[] stdin,
+    static RunningCommand start(String command, Path directory, Map<String, String> environment, Stdin stdin,
             OutputLog stdout, OutputLog stderr, Duration timeout, Duration killGrace, Runnable release)
             throws IOException {
         long started = System.nanoTime();
         SessionShell.Started shell;
         try {
-            shell = SessionShell.start(command, directory, environment, stdin != null, stderr == null);
+            shell = SessionShell.start(command, directory, environment, !(stdin instanceof Stdin.AtEnd), stderr == null);
         } catch (IOException | RuntimeException e) {
             release.run();
             throw e;
         }
         Process process = shell.process();
-        if (stdin != null) {
-            Pipes.thread("stdin-" + process.pid(), () -> Pipes.feed(process, stdin));
+        if (stdin instanceof Stdin.Given(byte[] bytes)) {
+            Pipes.thread("stdin-" + process.pid(), () -> Pipes.feed(process, bytes));
         }
+        JobInput input = stdin instanceof Stdin.Open ? new JobInput(process.getOutputStream(), "stdin-" + process.pid()) : null;
         Map<String, OutputLog> streams = new LinkedHashMap<>();
         List<Thread> readers = new ArrayList<>();
         streams.put(stderr == null ? "output" : "stdout", stdout);
@@ -75,7 +100,7 @@ public final class RunningCommand implements CommandOutcome {
             streams.put("stderr", stderr);
             readers.add(Pipes.thread("stderr-" + process.pid(), () -> Pipes.drain(process.getErrorStream(), stderr)));
         }
-        return new RunningCommand(shell, streams, readers, started, timeout, killGrace, release);
+        return new RunningCommand(shell, input, streams, readers, started, timeout, killGrace, release);
     }
 
     /** The output logs by name, in the order job_output offers them; they fill while it runs. */
@@ -95,6 +120,11 @@ public final class RunningCommand implements CommandOutcome {
 
     boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** Its stdin, when it was started with it open; null otherwise. */
+    JobInput input() {
+        return input;
     }
 
     /** Waits up to {@code wait}, but not past the deadline; true when the shell has exited. */
@@ -126,26 +156,57 @@ public final class RunningCommand implements CommandOutcome {
 
     /**
      * Ends it: kills the whole tree (at once when the shell has exited, else within the grace),
-     * waits for the shell and the last of its output, and releases what was reserved for it.
-     * {@code timedOut}: its deadline ended it.
+     * waits for the shell and the last of its output, reaps what it orphaned, and releases what
+     * was reserved for it. {@code timedOut}: its deadline ended it.
      */
     Ending finish(boolean timedOut) throws InterruptedException {
         try {
+            if (timedOut) {
+                killedFor(new Ending.TimedOut());
+            }
             tree.terminate(process.isAlive() ? killGrace : LEFTOVER_GRACE);
             sweepLater();
             int exitCode = process.waitFor();
             long millis = elapsedMillis();
             Pipes.awaitReaders(process, readers);
-            return new Ending(exitCode, timedOut, millis);
+            if (input != null) {
+                input.end();
+            }
+            Usage orphaned = Orphans.close(orphans);
+            Usage usage = process instanceof SpawnedProcess spawned ? spawned.usage().plus(orphaned) : null;
+            return new Ending(exitCode, millis, usage, cause(exitCode));
         } finally {
             release();
         }
     }
 
+    private Ending.Cause cause(int exitCode) {
+        if (killedFor != null) {
+            return killedFor;
+        }
+        long oomKills = MemoryCgroup.OWN.oomKills();
+        if (exitCode == SIGKILLED && oomKillsBefore >= 0 && oomKills > oomKillsBefore) {
+            return new Ending.OutOfMemory(MemoryCgroup.OWN.limitBytes());
+        }
+        return new Ending.Exited();
+    }
+
     /** Kills the whole tree within the grace (SIGTERM, then SIGKILL), not waiting for its output. */
     void kill() {
+        killedFor(new Ending.Stopped());
         tree.terminate(killGrace);
         sweepLater();
+    }
+
+    /** Whether the runner has been asked to stop it. */
+    boolean stopping() {
+        return killedFor instanceof Ending.Stopped;
+    }
+
+    private synchronized void killedFor(Ending.Cause cause) {
+        if (killedFor == null) {
+            killedFor = cause;
+        }
     }
 
     /** Ends it without a result: the call was cancelled, or nobody took it over. */
@@ -154,6 +215,10 @@ public final class RunningCommand implements CommandOutcome {
         try {
             kill();
         } finally {
+            if (input != null) {
+                input.end();
+            }
+            Orphans.close(orphans);
             release();
             if (interrupted) {
                 Thread.currentThread().interrupt();

@@ -3,6 +3,7 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.CommandResult;
 import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.exec.Ending;
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.exec.OutputView;
@@ -47,11 +48,12 @@ final class RunCommandTool extends DefinedTool {
                 "duration_ms": {"type": "integer"},
                 "still_running": {"type": "boolean"},
                 "job_id": {"type": "string"},
-                "output_id": {"type": "string"}
+                "output_id": {"type": "string"},
+            %s
               },
               "required": ["exit_code", "stdout", "stderr", "timed_out", "stdout_truncated", "stderr_truncated",
                            "stdout_bytes", "stderr_bytes", "duration_ms", "still_running"]
-            }""";
+            }""".formatted(Endings.PROPERTIES);
 
     static ToolSpec spec(Limits limits) {
         return new ToolSpec("run_command", "Run a shell command",
@@ -151,12 +153,16 @@ final class RunCommandTool extends DefinedTool {
     private ToolResponse finished(String command, String cwd, long timeoutSeconds, CommandResult result) {
         OutputView[] views = OutputView.of(result.stdout(), result.stderr(), limits.outputViewBytes());
         String outputId = views[0].cut() || views[1].cut() ? jobs.keep(command, cwd, result) : null;
+        String outOfMemory = Endings.outOfMemory(result.ending());
         String headline = result.timedOut()
                 ? "timed out after " + timeoutSeconds + " s; the command and everything it started were killed (exit code "
                         + result.exitCode() + ")"
+                : outOfMemory != null ? outOfMemory + ": exit code " + result.exitCode() + " after " + result.durationMillis()
+                        + " ms"
                 : "exit code " + result.exitCode() + " after " + result.durationMillis() + " ms";
-        return describe(command, headline, views, outputId, result.exitCode(), result.timedOut(), result.durationMillis(),
-                null);
+        String usage = Endings.usageLine(result.ending());
+        return describe(command, usage == null ? headline : headline + "\n" + usage, views, outputId, result.exitCode(),
+                result.durationMillis(), result.ending(), null);
     }
 
     private ToolResponse handedOver(String command, long timeoutSeconds, RunningCommand running, Job job) {
@@ -165,12 +171,13 @@ final class RunCommandTool extends DefinedTool {
         String headline = "still running after " + limits.callBudget().toSeconds() + " s (the call budget): it goes on as "
                 + job.id() + " until its " + timeoutSeconds + " s timeout; call job_output {\"id\": \"" + job.id()
                 + "\"} for its output from the start and its exit code";
-        return describe(command, headline, views, job.id(), null, false, running.elapsedMillis(), job);
+        return describe(command, headline, views, job.id(), null, running.elapsedMillis(), null, job);
     }
 
     /** The result: the headline, then each stream as shown; the structured form says the same. */
     private ToolResponse describe(String command, String headline, OutputView[] views, String outputId, Integer exitCode,
-            boolean timedOut, long durationMillis, Job job) {
+            long durationMillis, Ending ending, Job job) {
+        boolean timedOut = ending != null && ending.timedOut();
         String stdout = shown(views[0], outputId, "stdout");
         String stderr = shown(views[1], outputId, "stderr");
         Map<String, Object> structured = new LinkedHashMap<>();
@@ -190,6 +197,7 @@ final class RunCommandTool extends DefinedTool {
         if (outputId != null) {
             structured.put("output_id", outputId);
         }
+        Endings.put(structured, ending);
         StringBuilder text = new StringBuilder(headline).append('\n');
         appendStream(text, "stdout", views[0], stdout);
         appendStream(text, "stderr", views[1], stderr);

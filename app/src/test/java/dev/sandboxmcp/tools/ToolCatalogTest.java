@@ -22,7 +22,7 @@ class ToolCatalogTest {
     @Test
     void eachToolIsListedOnceUnderTheNameItsDefinitionGives() {
         List<String> names = ToolCatalog.names();
-        assertThat(names).doesNotHaveDuplicates().hasSize(9)
+        assertThat(names).doesNotHaveDuplicates().hasSize(10)
                 .isEqualTo(ToolCatalog.definitions(Limits.defaults()).tools().stream().map(McpSchema.Tool::name).toList());
         ToolCatalog.definitions(Limits.defaults()).tools().forEach(tool -> {
             assertThat(tool.title()).as(tool.name()).isNotBlank();
@@ -58,7 +58,7 @@ class ToolCatalogTest {
         assertThat(tools.deadline("run_command", Map.of("command", "true", "timeout_seconds", 100_000)))
                 .as("at most the call budget: then the command goes on as a job").isEqualTo(limits.callBudget().plus(margin));
         for (String brief : List.of("read_file", "write_file", "edit_file", "list_directory", "start_job", "job_output",
-                "stop_job", "list_jobs", "no_such_tool")) {
+                "job_input", "stop_job", "list_jobs", "no_such_tool")) {
             assertThat(tools.deadline(brief, Map.of("timeout_seconds", 100_000))).as(brief).isEqualTo(margin.plusSeconds(15));
             assertThat(tools.watchesTheClient(brief)).as(brief).isFalse();
         }
@@ -67,7 +67,7 @@ class ToolCatalogTest {
         Map<String, Object> all = Map.of("command", "make", "path", "src/A.java", "id", "job-1");
         assertThat(tools.names()).allSatisfy(name -> assertThat(tools.target(name, all)).as(name).isEqualTo(switch (name) {
             case "run_command", "start_job" -> "make";
-            case "job_output", "stop_job" -> "job-1";
+            case "job_output", "job_input", "stop_job" -> "job-1";
             case "list_jobs" -> null;
             default -> "src/A.java";
         }));
