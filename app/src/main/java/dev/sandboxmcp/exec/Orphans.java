@@ -42,18 +42,23 @@ public final class Orphans {
 
     /**
      * Makes this process the subreaper of the commands it starts, and starts reaping their
-     * orphans; false (and nothing changed) where processes are not started through posix_spawn.
-     * For the runner only: once called, every child of this process that it did not spawn
-     * through {@link SessionShell} is reaped by it.
+     * orphans; false (and nothing changed, a warning logged) where processes are not started
+     * through posix_spawn or the kernel refuses. For the runner only: once called, every child of
+     * this process that it did not spawn through {@link SessionShell} is reaped by it.
      */
-    public static synchronized boolean adopt() throws IOException {
+    public static synchronized boolean adopt() {
         if (adopting) {
             return true;
         }
         if (!PosixSpawn.available()) {
             return false;
         }
-        PosixSpawn.becomeSubreaper();
+        try {
+            PosixSpawn.becomeSubreaper();
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "commands' orphans go to the init, and their usage is not counted", e);
+            return false;
+        }
         adopting = true;
         Thread.ofPlatform().daemon().name("orphan-reaper").start(Orphans::reapAsTheyExit);
         return true;

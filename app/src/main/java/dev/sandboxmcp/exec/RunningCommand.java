@@ -191,9 +191,14 @@ public final class RunningCommand implements CommandOutcome {
         return new Ending.Exited();
     }
 
-    /** Kills the whole tree within the grace (SIGTERM, then SIGKILL), not waiting for its output. */
+    /** Kills the whole tree within the grace (SIGTERM, then SIGKILL), not waiting for its output: stop_job, shutdown. */
     void kill() {
-        killedFor(new Ending.Stopped());
+        kill(new Ending.Stopped());
+    }
+
+    /** As {@link #kill()}, its ending to give {@code why} (the first reason given wins). */
+    void kill(Ending.Cause why) {
+        killedFor(why);
         tree.terminate(killGrace);
         sweepLater();
     }

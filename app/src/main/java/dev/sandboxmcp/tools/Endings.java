@@ -54,14 +54,19 @@ final class Endings {
         }
     }
 
-    /** "killed by the out-of-memory killer (...)" when that ended it, else null. */
-    static String outOfMemory(Ending ending) {
-        if (!(ending.cause() instanceof Ending.OutOfMemory(Long limit))) {
-            return null;
-        }
-        return "killed by the out-of-memory killer ("
-                + (limit == null ? "the sandbox ran out of memory" : "the sandbox's memory limit is " + bytes(limit))
-                + "; every command and job shares it: use less memory at once, or stop a job that holds it)";
+    /**
+     * Why it ended, when that is something other than itself, its deadline or a stop (which each
+     * tool words in its own headline): "killed by the out-of-memory killer (...)"; else null.
+     */
+    static String reason(Ending ending) {
+        return switch (ending.cause()) {
+            case Ending.OutOfMemory(Long limit) -> "killed by the out-of-memory killer ("
+                    + (limit == null ? "the sandbox ran out of memory" : "the sandbox's memory limit is " + bytes(limit))
+                    + "; every command and job shares it: use less memory at once, or stop a job that holds it)";
+            case Ending.Exited exited -> null;
+            case Ending.TimedOut timedOut -> null;
+            case Ending.Stopped stopped -> null;
+        };
     }
 
     /** One readable line of what it took, or null when that is not known. */

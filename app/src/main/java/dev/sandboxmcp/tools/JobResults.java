@@ -44,11 +44,11 @@ final class JobResults {
     }
 
     static String describe(Job job) {
-        String outOfMemory = job.running() ? null : Endings.outOfMemory(job.ending());
+        String reason = job.running() ? null : Endings.reason(job.ending());
         String usage = Endings.usageLine(job.ending());
         return job.id() + " " + (job.running() ? "running"
                 : (job.stopped() ? "stopped" : job.timedOut() ? "killed at its deadline"
-                        : outOfMemory != null ? outOfMemory + "," : "exited") + " with code " + job.exitCode())
+                        : reason != null ? reason + "," : "exited") + " with code " + job.exitCode())
                 + " after " + job.durationMillis() + " ms, " + job.outputBytes() + " bytes of output: " + job.command()
                 + (usage == null ? "" : "\n  " + usage);
     }

@@ -57,7 +57,8 @@ final class RunCommandTool extends DefinedTool {
 
     static ToolSpec spec(Limits limits) {
         return new ToolSpec("run_command", "Run a shell command",
-                "Run /bin/sh -lc in the workspace: exit code, stdout, stderr. Still running after "
+                "Run /bin/sh -lc in the workspace: exit code, stdout, stderr, and what it took (usage: CPU, peak memory, "
+                        + "bytes written; an end by the out-of-memory killer is named). Still running after "
                         + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
                         + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
                         + "tail); job_output with output_id reads the rest. Leftover background processes are killed.",
@@ -65,7 +66,8 @@ final class RunCommandTool extends DefinedTool {
                 Hints.destructive().openWorld())
                 .target("command").length(CallLength.OWN_TIMEOUT)
                 .instructions("run_command: /bin/sh -lc in the workspace root (or cwd, a directory inside it). stdin is "
-                        + "closed. Default timeout " + limits.defaultTimeout().toSeconds() + " s, at most "
+                        + "closed (a program that asks for input: start_job with stdin_open, then job_input). Default "
+                        + "timeout " + limits.defaultTimeout().toSeconds() + " s, at most "
                         + limits.maxTimeout().toSeconds() + " s; at the deadline the command and everything it started are "
                         + "killed, and so is anything it leaves in the background. A call returns within "
                         + limits.callBudget().toSeconds() + " s: a command still running then goes on as a job (still_running, "
@@ -153,11 +155,11 @@ final class RunCommandTool extends DefinedTool {
     private ToolResponse finished(String command, String cwd, long timeoutSeconds, CommandResult result) {
         OutputView[] views = OutputView.of(result.stdout(), result.stderr(), limits.outputViewBytes());
         String outputId = views[0].cut() || views[1].cut() ? jobs.keep(command, cwd, result) : null;
-        String outOfMemory = Endings.outOfMemory(result.ending());
+        String reason = Endings.reason(result.ending());
         String headline = result.timedOut()
                 ? "timed out after " + timeoutSeconds + " s; the command and everything it started were killed (exit code "
                         + result.exitCode() + ")"
-                : outOfMemory != null ? outOfMemory + ": exit code " + result.exitCode() + " after " + result.durationMillis()
+                : reason != null ? reason + ": exit code " + result.exitCode() + " after " + result.durationMillis()
                         + " ms"
                 : "exit code " + result.exitCode() + " after " + result.durationMillis() + " ms";
         String usage = Endings.usageLine(result.ending());

@@ -43,7 +43,8 @@ class UsageTest {
 
     /** The figure {@code /usr/bin/time -v} wrote under {@code label}. */
     private double timeSays(String label) throws Exception {
-        Matcher m = Pattern.compile("\\s*" + Pattern.quote(label) + ": ([0-9.]+)").matcher(Files.readString(dir.resolve("time.txt")));
+        Matcher m = Pattern.compile("\\s*" + Pattern.quote(label) + ": ([0-9.]+)")
+                .matcher(Files.readString(dir.resolve("time.txt")));
         assertThat(m.find()).as(label).isTrue();
         return Double.parseDouble(m.group(1));
     }

@@ -52,6 +52,19 @@ class CommandUsageTest {
         return (Map<String, Object>) result.structuredContent();
     }
 
+    /** job_output once the job has ended (or what it says after 20 s). */
+    static Map<String, Object> awaitEnded(McpSyncClient client, String id) throws InterruptedException {
+        Map<String, Object> job = Map.of();
+        for (int i = 0; i < 400; i++) {
+            job = structured(client.callTool(new CallToolRequest("job_output", Map.of("id", id))));
+            if (!(Boolean) job.get("running")) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        return job;
+    }
+
     static String text(CallToolResult result) {
         return ((TextContent) result.content().getFirst()).text();
     }
@@ -63,7 +76,8 @@ class CommandUsageTest {
     @Test
     void aResultSaysWhatTheCommandTookInFieldsAndInOneLine() {
         CallToolResult result = call("run_command", Map.of("command",
-                "python3 -c \"b = b'x' * (300 * 1024 * 1024); sum(range(3_000_000))\"; head -c 1048576 /dev/zero > one.mib; sync"));
+                "python3 -c \"b = b'x' * (300 * 1024 * 1024); sum(range(3_000_000))\"; "
+                        + "head -c 1048576 /dev/zero > one.mib; sync"));
         @SuppressWarnings("unchecked")
         Map<String, Object> usage = (Map<String, Object>) structured(result).get("usage");
         assertThat(((Number) usage.get("cpu_user_ms")).longValue()).isPositive();
@@ -93,7 +107,8 @@ class CommandUsageTest {
                         + "while [ ! -s orphan.txt ]; do sleep 0.1; done", "timeout_seconds", 60));
         @SuppressWarnings("unchecked")
         Map<String, Object> usage = (Map<String, Object>) structured(result).get("usage");
-        Matcher user = Pattern.compile("User time \\(seconds\\): ([0-9.]+)").matcher(Files.readString(workspace.resolve("orphan.txt")));
+        Matcher user = Pattern.compile("User time \\(seconds\\): ([0-9.]+)")
+                .matcher(Files.readString(workspace.resolve("orphan.txt")));
         assertThat(user.find()).isTrue();
         double orphanMillis = Double.parseDouble(user.group(1)) * 1000;
         assertThat(orphanMillis).as("the orphan's work is CPU-bound").isGreaterThan(300);
@@ -105,14 +120,7 @@ class CommandUsageTest {
     void aJobsUsageIsReportedOnceItHasEnded() throws Exception {
         String id = (String) structured(call("start_job", Map.of("command", "python3 -c 'sum(range(3_000_000))'")))
                 .get("id");
-        Map<String, Object> job = Map.of();
-        for (int i = 0; i < 400; i++) {
-            job = structured(call("job_output", Map.of("id", id)));
-            if (!(Boolean) job.get("running")) {
-                break;
-            }
-            Thread.sleep(50);
-        }
+        Map<String, Object> job = awaitEnded(client, id);
         assertThat(job).containsEntry("running", false).containsEntry("exit_code", 0).containsEntry("oom_killed", false);
         assertThat(job.get("usage")).isInstanceOf(Map.class);
         assertThat(text(call("list_jobs", Map.of()))).contains(id).contains("of CPU");

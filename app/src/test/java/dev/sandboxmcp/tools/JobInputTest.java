@@ -89,14 +89,7 @@ class JobInputTest {
 
         Map<String, Object> closed = CommandUsageTest.structured(call("job_input", Map.of("id", id, "close", true)));
         assertThat(closed).containsEntry("stdin_open", false);
-        Map<String, Object> job = Map.of();
-        for (int i = 0; i < 200; i++) {
-            job = CommandUsageTest.structured(call("job_output", Map.of("id", id)));
-            if (!(Boolean) job.get("running")) {
-                break;
-            }
-            Thread.sleep(50);
-        }
+        Map<String, Object> job = CommandUsageTest.awaitEnded(client, id);
         assertThat(job).as("end of file ends the REPL").containsEntry("running", false).containsEntry("exit_code", 0);
         CallToolResult late = call("job_input", Map.of("id", id, "input", "1\n"));
         assertThat(late.isError()).isTrue();
