@@ -1,9 +1,12 @@
 package dev.sandboxmcp.exec;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The memory cgroup this process is in (in a container: the container's), read for two facts:
@@ -21,6 +24,8 @@ final class MemoryCgroup {
 
     /** v1 writes "no limit" as the largest page-aligned count it can hold; anything this large is none. */
     private static final long NO_LIMIT = 1L << 62;
+
+    private static final Pattern OOM_KILL = Pattern.compile("(?m)^oom_kill (\\d+)$");
 
     private final Path counter;
     private final Path limit;
@@ -65,16 +70,14 @@ final class MemoryCgroup {
 
     /** Processes the out-of-memory killer has killed in this cgroup so far; -1 when that cannot be read. */
     long oomKills() {
+        String text;
         try {
-            for (String line : Files.readAllLines(counter)) {
-                if (line.startsWith("oom_kill ")) {
-                    return Long.parseLong(line.substring("oom_kill ".length()).strip());
-                }
-            }
-        } catch (IOException | NumberFormatException unreadable) {
-            // no such file here (outside a memory cgroup, an old kernel)
+            text = new String(Files.readAllBytes(counter), StandardCharsets.US_ASCII);
+        } catch (IOException unreadable) {
+            return -1; // no such file here (outside a memory cgroup, an old kernel)
         }
-        return -1;
+        Matcher count = OOM_KILL.matcher(text);
+        return count.find() ? Long.parseLong(count.group(1)) : -1;
     }
 
     /** The memory limit in bytes; null when there is none or it cannot be read. */

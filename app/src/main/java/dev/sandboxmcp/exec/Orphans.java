@@ -2,7 +2,12 @@ package dev.sandboxmcp.exec;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -130,18 +135,30 @@ public final class Orphans {
         if (!adopting) {
             return;
         }
-        String[] names = new File("/proc").list();
-        if (names == null) {
-            return;
-        }
         long self = ProcessHandle.current().pid();
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
-        for (String name : names) {
-            long pid = ProcessTree.pidOf(name);
-            ProcStat stat = pid > 0 ? ProcStat.read(pid, buffer) : null;
+        for (long pid : children(self)) {
+            ProcStat stat = ProcStat.read(pid, buffer);
             if (stat != null && stat.ppid() == self && stat.state() == 'Z') {
                 reapOrphan(pid, buffer);
             }
+        }
+    }
+
+    /**
+     * The children an orphan may be among: the kernel re-parents an orphan to the subreaper's
+     * first live thread, the main one, whose {@code children} file lists them at the cost of
+     * one read; every process in {@code /proc} where that file is missing (a kernel without
+     * {@code CONFIG_PROC_CHILDREN}). The reaping thread catches any other.
+     */
+    private static List<Long> children(long self) {
+        try {
+            String listed = Files.readString(Path.of("/proc/self/task/" + self + "/children"), StandardCharsets.US_ASCII);
+            return Arrays.stream(listed.trim().split(" +")).filter(pid -> !pid.isEmpty()).map(Long::valueOf).toList();
+        } catch (IOException noSuchFile) {
+            String[] names = new File("/proc").list();
+            return names == null ? List.of()
+                    : Arrays.stream(names).map(ProcessTree::pidOf).filter(pid -> pid > 0).toList();
         }
     }
 

@@ -57,6 +57,7 @@ final class PosixSpawn {
     private static final int WNOWAIT = 0x01000000;
     private static final int ECHILD = 10;
     private static final int PR_SET_CHILD_SUBREAPER = 36;
+    private static final int RUSAGE_SELF = 0;
     /** {@code struct rusage} on LP64 Linux: two timevals, then fourteen longs; {@code siginfo_t}'s si_pid. */
     private static final long RUSAGE_BYTES = 144;
     private static final long RU_MAXRSS = 32;
@@ -216,6 +217,22 @@ final class PosixSpawn {
     }
 
     /**
+     * The largest resident size this process has had, in KiB ({@code getrusage(RUSAGE_SELF)}):
+     * what a child spawned now carries into its own peak (see {@link Usage#peakIsBound}).
+     */
+    static long selfPeakKib() {
+        Functions f = FUNCTIONS.orElseThrow();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment rusage = arena.allocate(RUSAGE_BYTES, 8);
+            return (int) f.getrusage.invokeExact(RUSAGE_SELF, rusage) == 0 ? rusage.get(JAVA_LONG, RU_MAXRSS) : 0;
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    /**
      * Waits until some child of this process has exited, without reaping it; its pid, or -1 when
      * this process has no child at all.
      */
@@ -345,7 +362,7 @@ final class PosixSpawn {
             MethodHandle attributesInit, MethodHandle attributesDestroy, MethodHandle setFlags,
             MethodHandle setSigMask, MethodHandle setSigDefault, MethodHandle sigEmptySet, MethodHandle sigFillSet,
             MethodHandle pipe2, MethodHandle close, MethodHandle waitid, MethodHandle wait4, MethodHandle prctl,
-            MethodHandle strerror) {
+            MethodHandle getrusage, MethodHandle strerror) {
 
         static Optional<Functions> find() {
             if (!System.getProperty("os.name").equals("Linux")) {
@@ -385,6 +402,7 @@ final class PosixSpawn {
                         LINKER.downcallHandle(LIBC.find("prctl").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
                                 Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno")),
+                        handle("getrusage", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS)),
                         handle("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT))));
             } catch (RuntimeException missing) {
                 return Optional.empty();

@@ -37,7 +37,7 @@ final class SpawnedProcess extends Process {
     private boolean reaped;
     /** Set when reaped, before the exit completes. */
     private volatile Usage usage;
-    /** The runner's resident size when this child left its address space, which the kernel counts into its peak. */
+    /** The runner's peak resident size when this child left its address space: the kernel counts it into the child's peak. */
     private final long carriedKib;
 
     private SpawnedProcess(PosixSpawn.Child child, long carriedKib) throws IOException {
@@ -53,10 +53,9 @@ final class SpawnedProcess extends Process {
     static SpawnedProcess start(List<String> argv, Path directory, Map<String, String> environment, boolean pipeStdin,
             boolean mergeStderr) throws IOException {
         return Orphans.spawn(() -> {
-            SelfMemory.resetPeak();
             PosixSpawn.Child child = PosixSpawn.spawn(argv, directory, environment, pipeStdin, mergeStderr);
             try {
-                return new SpawnedProcess(child, SelfMemory.peakKib());
+                return new SpawnedProcess(child, PosixSpawn.selfPeakKib());
             } finally {
                 PosixSpawn.close(child.stdinFd());
                 PosixSpawn.close(child.stdoutFd());

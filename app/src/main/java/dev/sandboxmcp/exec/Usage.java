@@ -11,7 +11,7 @@ package dev.sandboxmcp.exec;
  *                     {@code /usr/bin/time} reports as its maximum resident set size)
  * @param peakIsBound  the peak is only an upper bound: the shell is spawned from the runner's
  *                     own address space ({@code posix_spawn} is a vfork), and the kernel counts
- *                     the runner's resident size at that moment into the shell's peak; a command
+ *                     the runner's peak resident size so far into the shell's peak; a command
  *                     whose largest process stayed below it shows that size, flagged so
  * @param writtenBytes bytes they caused to be written to storage ({@code ru_oublock}, counted in
  *                     512-byte units when the pages are dirtied: files on disk, not pipes, not tmpfs)

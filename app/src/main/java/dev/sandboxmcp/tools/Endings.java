@@ -22,7 +22,7 @@ final class Endings {
                     "cpu_system_ms": {"type": "integer"},
                     "peak_rss_bytes": {"type": "integer"},
                     "peak_rss_is_upper_bound": {"type": "boolean", "description": "The largest process stayed at or \
-            below this (the runner's own size at the command's start, which the kernel counts into the shell's peak)."},
+            below this (the runner's own peak resident size, which the kernel counts into the shell's peak)."},
                     "written_bytes": {"type": "integer"}
                   }},
                 "oom_killed": {"type": "boolean", "description": "The out-of-memory killer ended it (the sandbox's \
