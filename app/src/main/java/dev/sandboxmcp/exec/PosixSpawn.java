@@ -217,8 +217,8 @@ final class PosixSpawn {
     }
 
     /**
-     * The largest resident size this process has had, in KiB ({@code getrusage(RUSAGE_SELF)}):
-     * what a child spawned now carries into its own peak (see {@link Usage#peakIsBound}).
+     * {@code getrusage(RUSAGE_SELF)}'s peak resident size in KiB: this process's own, or what it
+     * inherited at its start when that is larger ({@link OwnPeak}).
      */
     static long selfPeakKib() {
         Functions f = FUNCTIONS.orElseThrow();

@@ -55,7 +55,7 @@ final class SpawnedProcess extends Process {
         return Orphans.spawn(() -> {
             PosixSpawn.Child child = PosixSpawn.spawn(argv, directory, environment, pipeStdin, mergeStderr);
             try {
-                return new SpawnedProcess(child, PosixSpawn.selfPeakKib());
+                return new SpawnedProcess(child, OwnPeak.kib());
             } finally {
                 PosixSpawn.close(child.stdinFd());
                 PosixSpawn.close(child.stdoutFd());

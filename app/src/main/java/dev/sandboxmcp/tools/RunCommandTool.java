@@ -163,7 +163,7 @@ final class RunCommandTool extends DefinedTool {
                         + " ms"
                 : "exit code " + result.exitCode() + " after " + result.durationMillis() + " ms";
         String usage = Endings.usageLine(result.ending());
-        return describe(command, usage == null ? headline : headline + "\n" + usage, views, outputId, result.exitCode(),
+        return describe(command, usage == null ? headline : headline + "\n" + usage, views, outputId,
                 result.durationMillis(), result.ending(), null);
     }
 
@@ -173,12 +173,16 @@ final class RunCommandTool extends DefinedTool {
         String headline = "still running after " + limits.callBudget().toSeconds() + " s (the call budget): it goes on as "
                 + job.id() + " until its " + timeoutSeconds + " s timeout; call job_output {\"id\": \"" + job.id()
                 + "\"} for its output from the start and its exit code";
-        return describe(command, headline, views, job.id(), null, running.elapsedMillis(), null, job);
+        return describe(command, headline, views, job.id(), running.elapsedMillis(), null, job);
     }
 
-    /** The result: the headline, then each stream as shown; the structured form says the same. */
-    private ToolResponse describe(String command, String headline, OutputView[] views, String outputId, Integer exitCode,
+    /**
+     * The result: the headline, then each stream as shown; the structured form says the same.
+     * {@code ending} is null while the command runs on as {@code job}.
+     */
+    private ToolResponse describe(String command, String headline, OutputView[] views, String outputId,
             long durationMillis, Ending ending, Job job) {
+        Integer exitCode = ending == null ? null : ending.exitCode();
         boolean timedOut = ending != null && ending.timedOut();
         String stdout = shown(views[0], outputId, "stdout");
         String stderr = shown(views[1], outputId, "stderr");

@@ -80,7 +80,7 @@ class UsageTest {
         Usage usage = runner.run("true", dir, Duration.ofSeconds(10)).ending().usage();
         assertThat(usage.peakIsBound()).isTrue();
         assertThat(usage.peakRssKib()).as("the runner's size when the shell was spawned")
-                .isGreaterThan(4 * 1024).isLessThanOrEqualTo(PosixSpawn.selfPeakKib());
+                .isGreaterThan(4 * 1024).isLessThanOrEqualTo(OwnPeak.kib());
     }
 
     @Test
