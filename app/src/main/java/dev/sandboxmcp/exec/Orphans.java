@@ -69,11 +69,6 @@ public final class Orphans {
         return true;
     }
 
-    /** Whether this process reaps what its commands orphan, so their usage is whole. */
-    static boolean adopting() {
-        return adopting;
-    }
-
     /** Spawns a shell while no orphan can be reaped, so that none of the shells is taken for one. */
     static SpawnedProcess spawn(PosixSpawnCall call) throws IOException {
         synchronized (LOCK) {
