@@ -8,6 +8,7 @@ import dev.sandboxmcp.config.RunnerConfig;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.exec.IdleSweep;
 import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.exec.Orphans;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.hostaudit.AuditCommand;
 import dev.sandboxmcp.http.SandboxServer;
@@ -203,6 +204,8 @@ public final class Main {
             alive = holdLock(directory.resolve(TicketOffice.LOCK));
         }
         Workspace workspace = Workspace.open(config.workspace());
+        // What commands orphan comes back to the runner, to be reaped here and counted in their usage.
+        Orphans.adopt();
         IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
         RunnerAgent agent = RunnerAgent.start(config.socket(), secret,
                 limits -> runnerService(limits, workspace, environment, sweep), RUNNER_CONNECTIONS, () -> System.exit(3));

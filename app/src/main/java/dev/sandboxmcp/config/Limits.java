@@ -95,7 +95,10 @@ public record Limits(
         @Limit(unit = COUNT, byDefault = 2000, doc = "entries a list_directory call shows at most; the result says when it cut")
         int listEntries,
         @Limit(unit = COUNT, byDefault = 128 * 1024, doc = "characters of edit_file's diff shown at most; the edit itself is never cut")
-        int diffChars) {
+        int diffChars,
+        @Limit(unit = BYTES, byDefault = 64 * 1024, doc = "bytes one job_input call may write to a job's stdin (a pipe "
+                + "holds 64 KiB unread; more goes in several calls)")
+        int jobInputBytes) {
 
     /**
      * The longest command line a shell can be handed, in bytes, its terminating NUL included: the

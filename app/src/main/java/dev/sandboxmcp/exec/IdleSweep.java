@@ -18,7 +18,8 @@ import java.util.Set;
  * <p>Entered from outside: a process whose parent is outside the container's PID namespace has
  * parent pid 0 there; that is the init, and every process {@code docker exec} starts (an
  * operator's shell, Docker's health check). No command can make one: a process's parent is the
- * one that forked it, inside the namespace, and an orphan goes to the init (ppid 1), never to a
+ * one that forked it, inside the namespace, and an orphan goes to the init (ppid 1) or, from a
+ * command, to the runner ({@link Orphans}), never to a
  * process outside. So a process is spared when its chain of parents, as one snapshot of
  * {@code /proc} reads it, reaches a live ppid-0 process other than the init and the runner's own
  * root. What an operator's session leaves running after it ends is an orphan of the init, and

@@ -7,13 +7,15 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Background jobs: commands that outlive one tool call (builds, servers, test suites), started as
@@ -27,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 public final class JobManager implements AutoCloseable {
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
     private final Map<String, String> environment;
     private final int logCapacity;
@@ -84,43 +87,51 @@ public final class JobManager implements AutoCloseable {
         final String command;
         final String cwd;
         final Instant started;
-        final long startedNanos;
-        final Process process;
-        final ProcessTree tree;
-        /** The output logs by name, in the order job_output offers them. */
-        final Map<String, OutputLog> streams;
-        /** Set once the process has exited and all its output is in the logs. */
-        volatile long endedNanos;
-        volatile boolean stopped;
-        volatile boolean timedOut;
-        /** Ends when the output is complete. */
-        volatile Thread watcher;
+        final RunningCommand running;
+        /** Handed over at its call's budget rather than started as a job. */
+        final boolean adopted;
+        /** Completed once the command has ended and all its output is in the logs. */
+        final CompletableFuture<Ending> ending = new CompletableFuture<>();
 
-        Entry(String id, String command, String cwd, Process process, ProcessTree tree, Map<String, OutputLog> streams,
-                long startedNanos) {
+        Entry(String id, String command, String cwd, RunningCommand running, boolean adopted) {
             this.id = id;
             this.command = command;
             this.cwd = cwd;
-            this.process = process;
-            this.tree = tree;
-            this.streams = Collections.unmodifiableMap(new LinkedHashMap<>(streams));
-            this.startedNanos = startedNanos;
-            this.started = Instant.now().minusNanos(System.nanoTime() - startedNanos);
+            this.running = running;
+            this.adopted = adopted;
+            this.started = Instant.now().minusNanos(System.nanoTime() - running.startedNanos());
         }
 
-        /** A command handed over at its call's budget rather than started as a job. */
-        boolean adopted() {
-            return !streams.containsKey("output");
+        boolean ended() {
+            return ending.isDone();
         }
 
         Job snapshot() {
-            long ended = endedNanos;
-            boolean running = ended == 0;
-            return new Job(id, command, cwd, started, running,
-                    running ? null : process.exitValue(),
-                    Duration.ofNanos((running ? System.nanoTime() : ended) - startedNanos).toMillis(),
-                    streams.values().stream().mapToLong(OutputLog::totalBytes).sum(), stopped, timedOut,
-                    List.copyOf(streams.keySet()));
+            Ending end = ending.getNow(null);
+            return new Job(id, command, cwd, started, end == null ? running.elapsedMillis() : end.durationMillis(),
+                    running.streams().values().stream().mapToLong(OutputLog::totalBytes).sum(), running.stopping(),
+                    List.copyOf(running.streams().keySet()),
+                    end == null && running.input() != null && running.input().open(), end);
+        }
+
+        /**
+         * Waits for the command to end and ends it. A job started as one ends when its shell has
+         * exited and its output pipe is closed (what it left running in the background may still
+         * write), and has no deadline; a handed-over command ends with its shell, or at its deadline.
+         */
+        void watch() {
+            Thread.ofVirtual().name("job-watch-" + id).start(() -> {
+                try {
+                    if (!adopted) {
+                        running.awaitOutputClosed();
+                    }
+                    boolean exited = running.awaitExitOrDeadline();
+                    ending.complete(running.finish(!exited));
+                } catch (InterruptedException | RuntimeException e) {
+                    running.abandon();
+                    ending.completeExceptionally(e);
+                }
+            });
         }
     }
 
@@ -128,65 +139,50 @@ public final class JobManager implements AutoCloseable {
     private record Kept(Job job, Map<String, OutputLog> streams) {
     }
 
-    public synchronized Job start(String command, Path workingDirectory, String cwdLabel)
-            throws IOException, TooManyJobsException, InterruptedException {
+    /** Starts a job with its stdin at end of file. */
+    public Job start(String command, Path workingDirectory, String cwdLabel) throws IOException, TooManyJobsException {
+        return start(command, workingDirectory, cwdLabel, false);
+    }
+
+    /** Starts a job; with {@code openStdin}, its stdin is a pipe that {@link #input} writes to. */
+    public synchronized Job start(String command, Path workingDirectory, String cwdLabel, boolean openStdin)
+            throws IOException, TooManyJobsException {
         if (closed) {
             throw new IOException("the server is shutting down; no new jobs are started");
         }
-        long running = jobs.values().stream().filter(e -> !e.adopted() && e.process.isAlive()).count();
+        long running = jobs.values().stream().filter(e -> !e.adopted && e.running.isAlive()).count();
         if (running >= maxRunning) {
             throw new TooManyJobsException(maxRunning);
         }
         forgetOldest();
         sweep.begin();
-        SessionShell.Started shell;
-        try {
-            shell = SessionShell.start(command, workingDirectory, environment, false, true);
-        } catch (IOException | RuntimeException e) {
-            sweep.end();
-            throw e;
-        }
-        shell.process().onExit().thenRun(sweep::end);
-        OutputLog log = new OutputLog(logCapacity);
-        Entry entry = new Entry(newId("job-"), command, cwdLabel, shell.process(), shell.tree(), Map.of("output", log),
-                System.nanoTime());
+        RunningCommand started = RunningCommand.start(command, workingDirectory, environment,
+                openStdin ? new RunningCommand.Stdin.Open() : new RunningCommand.Stdin.AtEnd(),
+                new OutputLog(logCapacity), null, null, killGrace, sweep::end);
+        Entry entry = new Entry(newId("job-"), command, cwdLabel, started, false);
         jobs.put(entry.id, entry);
-        entry.watcher = SessionShell.pipeThread("job-output-" + entry.id, () -> pump(entry, log));
+        entry.watch();
         return entry.snapshot();
     }
 
     /**
-     * Takes over a command that {@link CommandRunner} started and that is still running when its
-     * call's budget is spent: its logs keep filling (what came before is in them), its tree is
-     * killed at {@code timeout} from {@code startedNanos}, whatever it leaves behind when it exits
-     * is killed too, and {@code release} runs once it is over (its slot, its part in the sweep).
-     * It counts against no job limit: the command's slot already bounds it.
+     * Takes over a command that {@link CommandRunner} gave back still running at its call's
+     * budget: its logs keep filling (what came before is in them), its tree is killed at its own
+     * deadline, whatever it leaves behind when it exits is killed too, and what was reserved for
+     * it (its slot, its part in the sweep) is released once it is over. It counts against no job
+     * limit: the command's slot already bounds it.
      */
-    Job adopt(String command, String cwdLabel, Process process, ProcessTree tree, Map<String, OutputLog> streams,
-            List<Thread> readers, long startedNanos, Duration timeout, Runnable release) {
+    public Job adopt(RunningCommand command, String commandText, String cwdLabel) {
         Entry entry;
         synchronized (this) {
             forgetOldest();
-            entry = new Entry(newId("job-"), command, cwdLabel, process, tree, streams, startedNanos);
+            entry = new Entry(newId("job-"), commandText, cwdLabel, command, true);
             jobs.put(entry.id, entry);
-        }
-        entry.watcher = Thread.ofVirtual().name("job-watch-" + entry.id).start(() -> {
-            try {
-                long left = startedNanos + timeout.toNanos() - System.nanoTime();
-                if (!process.waitFor(Math.max(left, 0), TimeUnit.NANOSECONDS)) {
-                    entry.timedOut = true;
-                    tree.terminate(killGrace);
-                }
-                process.waitFor();
-                tree.terminate(killGrace);
-                CommandRunner.awaitReaders(process, readers);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                entry.endedNanos = System.nanoTime();
-                release.run();
+            if (closed) {
+                command.kill();
             }
-        });
+        }
+        entry.watch();
         return entry.snapshot();
     }
 
@@ -198,8 +194,8 @@ public final class JobManager implements AutoCloseable {
         String id = newId("out-");
         Map<String, OutputLog> streams = result.streams();
         long bytes = streams.values().stream().mapToLong(OutputLog::totalBytes).sum();
-        Job job = new Job(id, command, cwdLabel, Instant.now().minusMillis(result.durationMillis()), false,
-                result.exitCode(), result.durationMillis(), bytes, false, result.timedOut(), List.copyOf(streams.keySet()));
+        Job job = new Job(id, command, cwdLabel, Instant.now().minusMillis(result.durationMillis()),
+                result.durationMillis(), bytes, false, List.copyOf(streams.keySet()), false, result.ending());
         kept.put(id, new Kept(job, streams));
         while (kept.size() > maxKeptOutputs) {
             kept.remove(kept.keySet().iterator().next());
@@ -211,24 +207,12 @@ public final class JobManager implements AutoCloseable {
         return prefix + HexFormat.of().toHexDigits(RANDOM.nextInt());
     }
 
-    private void pump(Entry entry, OutputLog log) {
-        CommandRunner.drain(entry.process.getInputStream(), log);
-        try {
-            entry.process.waitFor();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        entry.endedNanos = System.nanoTime();
-        // Whatever the job left in the background goes with it.
-        entry.tree.terminate(killGrace);
-    }
-
     /** Drops the oldest finished job when the table is full. */
     private void forgetOldest() {
         if (jobs.size() < maxKept) {
             return;
         }
-        jobs.values().stream().filter(e -> !e.process.isAlive()).findFirst().ifPresent(e -> jobs.remove(e.id));
+        jobs.values().stream().filter(Entry::ended).findFirst().ifPresent(e -> jobs.remove(e.id));
     }
 
     /** A job, or a finished command's kept output, by id. */
@@ -248,12 +232,34 @@ public final class JobManager implements AutoCloseable {
         Map<String, OutputLog> streams;
         synchronized (this) {
             Entry entry = jobs.get(id);
-            streams = entry != null ? entry.streams : kept.containsKey(id) ? kept.get(id).streams() : Map.of();
+            streams = entry != null ? entry.running.streams() : kept.containsKey(id) ? kept.get(id).streams() : Map.of();
         }
         return Optional.ofNullable(streams.get(stream)).map(log -> log.read(offset, maxBytes));
     }
 
-    /** Kills the job's whole process tree (SIGTERM, then SIGKILL after the grace). */
+    /**
+     * Writes {@code bytes} to a running job's stdin, then closes it when {@code close}; waits a
+     * short while for the job to take them ({@link JobInput}). Empty when there is no such job.
+     */
+    public Optional<InputOutcome> input(String id, byte[] bytes, boolean close) throws InterruptedException {
+        Entry entry;
+        synchronized (this) {
+            entry = jobs.get(id);
+        }
+        if (entry == null) {
+            return Optional.empty();
+        }
+        if (entry.ended() || !entry.running.isAlive()) {
+            return Optional.of(new InputOutcome.Refused(InputOutcome.Reason.ENDED, 0));
+        }
+        JobInput input = entry.running.input();
+        if (input == null) {
+            return Optional.of(new InputOutcome.Refused(InputOutcome.Reason.NOT_OPEN, 0));
+        }
+        return Optional.of(input.send(bytes, close));
+    }
+
+    /** Kills the job's whole process tree (SIGTERM, then SIGKILL after the grace) and waits for its end. */
     public Optional<Job> stop(String id) throws InterruptedException {
         Entry entry;
         synchronized (this) {
@@ -262,25 +268,17 @@ public final class JobManager implements AutoCloseable {
         if (entry == null) {
             return Optional.empty();
         }
-        if (entry.process.isAlive()) {
-            entry.stopped = true;
-            entry.tree.terminate(killGrace);
-            entry.process.waitFor();
-        }
-        awaitOutput(entry);
-        return Optional.of(entry.snapshot());
-    }
-
-    /** Waits for the log to hold everything; a process that escaped the kill may keep the pipe open. */
-    private static void awaitOutput(Entry entry) throws InterruptedException {
-        if (!entry.watcher.join(Duration.ofSeconds(3))) {
+        if (!entry.ended()) {
+            entry.running.kill();
+            // A process that escaped the kill may hold the output pipe open: stop waiting for it.
+            entry.running.giveUpOutput();
             try {
-                entry.process.getInputStream().close();
-            } catch (IOException ignored) {
-                // the reader ends with the escaped process
+                entry.ending.get(killGrace.toMillis() + STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // reported as it stands: still running, or ended without an ending
             }
-            entry.watcher.join(Duration.ofSeconds(1));
         }
+        return Optional.of(entry.snapshot());
     }
 
     public synchronized List<Job> list() {
@@ -297,9 +295,6 @@ public final class JobManager implements AutoCloseable {
             closed = true;
             all = new ArrayList<>(jobs.values());
         }
-        all.parallelStream().forEach(e -> {
-            e.stopped = true;
-            e.tree.terminate(killGrace);
-        });
+        all.parallelStream().filter(e -> !e.ended()).forEach(e -> e.running.kill());
     }
 }

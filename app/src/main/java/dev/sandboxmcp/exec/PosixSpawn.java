@@ -2,6 +2,7 @@ package dev.sandboxmcp.exec;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.io.IOException;
@@ -41,13 +42,27 @@ final class PosixSpawn {
     record Child(long pid, int stdinFd, int stdoutFd, int stderrFd) {
     }
 
+    /** A reaped child: its wait status and what it and the descendants it waited for took. */
+    record Reaped(int status, Usage usage) {
+    }
+
     private static final short POSIX_SPAWN_SETSIGDEF = 0x04;
     private static final short POSIX_SPAWN_SETSIGMASK = 0x08;
     private static final short POSIX_SPAWN_SETSID = 0x80;
     private static final int O_RDONLY = 0;
     private static final int P_PID = 1;
     private static final int WEXITED = 4;
+    private static final int P_ALL = 0;
+    private static final int WNOHANG = 1;
     private static final int WNOWAIT = 0x01000000;
+    private static final int ECHILD = 10;
+    private static final int PR_SET_CHILD_SUBREAPER = 36;
+    private static final int RUSAGE_SELF = 0;
+    /** {@code struct rusage} on LP64 Linux: two timevals, then fourteen longs; {@code siginfo_t}'s si_pid. */
+    private static final long RUSAGE_BYTES = 144;
+    private static final long RU_MAXRSS = 32;
+    private static final long RU_OUBLOCK = 96;
+    private static final long SI_PID = 16;
     private static final int EINTR = 4;
     private static final int O_CLOEXEC = 02000000;
     /** glibc's opaque structures are smaller than this on every architecture it supports. */
@@ -138,11 +153,11 @@ final class PosixSpawn {
     }
 
     /**
-     * Waits until {@code pid}, a child of this process, has exited, and returns its wait status
-     * ({@code waitpid(2)}'s). The child stays a zombie until then, so its pid cannot be reused by
-     * another process while {@code beforeReap} runs (it may still signal the pid safely).
+     * Waits until {@code pid}, a child of this process, has exited, and reaps it: its wait status
+     * ({@code waitpid(2)}'s) and its usage. The child stays a zombie until then, so its pid cannot
+     * be reused by another process while {@code beforeReap} runs (it may still signal the pid safely).
      */
-    static int awaitExit(long pid, Runnable beforeReap) throws IOException {
+    static Reaped awaitExit(long pid, Runnable beforeReap) throws IOException {
         Functions f = FUNCTIONS.orElseThrow();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CALL_STATE);
@@ -154,14 +169,106 @@ final class PosixSpawn {
                 }
             }
             beforeReap.run();
+            return reap(pid, 0).orElseThrow();
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    /**
+     * Reaps {@code pid}, a child of this process, with its usage ({@code wait4(2)}); with
+     * {@code WNOHANG} in {@code options}, empty when it has not exited.
+     */
+    static Optional<Reaped> reap(long pid, int options) throws IOException {
+        Functions f = FUNCTIONS.orElseThrow();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
             MemorySegment status = arena.allocate(JAVA_INT);
-            while ((int) f.waitpid.invokeExact(state, (int) pid, status, 0) != (int) pid) {
+            MemorySegment rusage = arena.allocate(RUSAGE_BYTES, 8);
+            int reaped;
+            while ((reaped = (int) f.wait4.invokeExact(state, (int) pid, status, options, rusage)) < 0) {
                 int errno = (int) ERRNO.get(state, 0L);
                 if (errno != EINTR) {
-                    throw new IOException("waitpid(" + pid + "): " + describe(errno));
+                    throw new IOException("wait4(" + pid + "): " + describe(errno));
                 }
             }
-            return status.get(JAVA_INT, 0);
+            if (reaped == 0) {
+                return Optional.empty();
+            }
+            Usage usage = new Usage(micros(rusage, 0), micros(rusage, 16), rusage.get(JAVA_LONG, RU_MAXRSS), false,
+                    rusage.get(JAVA_LONG, RU_OUBLOCK) * 512);
+            return Optional.of(new Reaped(status.get(JAVA_INT, 0), usage));
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    /** Reaps {@code pid} if it is a child of this process that has exited; empty otherwise. */
+    static Optional<Reaped> reapIfExited(long pid) throws IOException {
+        return reap(pid, WNOHANG);
+    }
+
+    private static long micros(MemorySegment rusage, long timeval) {
+        return rusage.get(JAVA_LONG, timeval) * 1_000_000 + rusage.get(JAVA_LONG, timeval + 8);
+    }
+
+    /**
+     * {@code getrusage(RUSAGE_SELF)}'s peak resident size in KiB: this process's own, or what it
+     * inherited at its start when that is larger ({@link OwnPeak}).
+     */
+    static long selfPeakKib() {
+        Functions f = FUNCTIONS.orElseThrow();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment rusage = arena.allocate(RUSAGE_BYTES, 8);
+            return (int) f.getrusage.invokeExact(RUSAGE_SELF, rusage) == 0 ? rusage.get(JAVA_LONG, RU_MAXRSS) : 0;
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    /**
+     * Waits until some child of this process has exited, without reaping it; its pid, or -1 when
+     * this process has no child at all.
+     */
+    static long awaitAnyExited() throws IOException {
+        Functions f = FUNCTIONS.orElseThrow();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment info = arena.allocate(OPAQUE_BYTES, 16);
+            while ((int) f.waitid.invokeExact(state, P_ALL, 0, info, WEXITED | WNOWAIT) != 0) {
+                int errno = (int) ERRNO.get(state, 0L);
+                if (errno == ECHILD) {
+                    return -1;
+                }
+                if (errno != EINTR) {
+                    throw new IOException("waitid(P_ALL): " + describe(errno));
+                }
+            }
+            return info.get(JAVA_INT, SI_PID);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    /**
+     * Makes this process the child subreaper of its descendants ({@code PR_SET_CHILD_SUBREAPER}):
+     * an orphan among them is re-parented here rather than to the init, and must be reaped here.
+     */
+    static void becomeSubreaper() throws IOException {
+        Functions f = FUNCTIONS.orElseThrow(() -> new IOException("prctl is not available"));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            if ((int) f.prctl.invokeExact(state, PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L) != 0) {
+                throw new IOException("prctl(PR_SET_CHILD_SUBREAPER): " + describe((int) ERRNO.get(state, 0L)));
+            }
         } catch (IOException | RuntimeException | Error e) {
             throw e;
         } catch (Throwable impossible) {
@@ -254,8 +361,8 @@ final class PosixSpawn {
             MethodHandle addDup2, MethodHandle addOpen, MethodHandle addCloseFrom, MethodHandle addChdir,
             MethodHandle attributesInit, MethodHandle attributesDestroy, MethodHandle setFlags,
             MethodHandle setSigMask, MethodHandle setSigDefault, MethodHandle sigEmptySet, MethodHandle sigFillSet,
-            MethodHandle pipe2, MethodHandle close, MethodHandle waitid, MethodHandle waitpid,
-            MethodHandle strerror) {
+            MethodHandle pipe2, MethodHandle close, MethodHandle waitid, MethodHandle wait4, MethodHandle prctl,
+            MethodHandle getrusage, MethodHandle strerror) {
 
         static Optional<Functions> find() {
             if (!System.getProperty("os.name").equals("Linux")) {
@@ -289,9 +396,13 @@ final class PosixSpawn {
                         LINKER.downcallHandle(LIBC.find("waitid").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT),
                                 Linker.Option.captureCallState("errno")),
-                        LINKER.downcallHandle(LIBC.find("waitpid").orElseThrow(),
-                                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT),
+                        LINKER.downcallHandle(LIBC.find("wait4").orElseThrow(),
+                                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS),
                                 Linker.Option.captureCallState("errno")),
+                        LINKER.downcallHandle(LIBC.find("prctl").orElseThrow(),
+                                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                                Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno")),
+                        handle("getrusage", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS)),
                         handle("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT))));
             } catch (RuntimeException missing) {
                 return Optional.empty();

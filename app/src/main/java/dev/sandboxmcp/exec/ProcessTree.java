@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Finds and kills every process that belongs to one command, by reading {@code /proc}.
@@ -25,6 +26,8 @@ final class ProcessTree {
     private final long sessionId;
     private final byte[] marker;
     private final long leaderStartTicks;
+    /** Members found by their marker outside the session: orphans of theirs are the command's too. */
+    private final Set<Long> strays = ConcurrentHashMap.newKeySet();
 
     ProcessTree(long sessionId, String markerEntry) {
         this.sessionId = sessionId;
@@ -82,8 +85,22 @@ final class ProcessTree {
         if (stat == null || stat.state() == 'Z' || stat.state() == 'X') {
             return false;
         }
-        return stat.session() == sessionId
-                || stat.startTicks() >= leaderStartTicks && environmentHasMarker(PROC.resolve(Long.toString(pid)));
+        if (stat.session() == sessionId) {
+            return true;
+        }
+        if (stat.startTicks() >= leaderStartTicks && environmentHasMarker(PROC.resolve(Long.toString(pid)))) {
+            strays.add(pid);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether an exited process ({@code pid}, in {@code session}) was one of the command's: in its
+     * session, or found alive by its marker outside it (a zombie's environment is gone).
+     */
+    boolean claims(long pid, long session) {
+        return session == sessionId || strays.contains(pid);
     }
 
     /** The number a /proc entry is named by, or -1 for the entries that are not processes. */

@@ -70,16 +70,6 @@ final class SessionShell {
         return List.of("/bin/sh", "-c", OOM_THEN_LOGIN_SHELL, command);
     }
 
-    /**
-     * Starts a thread that reads or writes one of a command's pipes. A platform thread, because
-     * those pipes are plain descriptors that {@code FileInputStream} waits on while holding its
-     * carrier: on virtual threads, two quiet commands would stall every other call of a
-     * two-CPU runner (JDK's own process pipes avoid this through an internal poller).
-     */
-    static Thread pipeThread(String name, Runnable body) {
-        return Thread.ofPlatform().daemon().name(name).start(body);
-    }
-
     static Process startWithSetsid(List<String> shell, Path workingDirectory, Map<String, String> environment,
             boolean pipeStdin, boolean mergeStderr) throws IOException {
         List<String> argv = new ArrayList<>();

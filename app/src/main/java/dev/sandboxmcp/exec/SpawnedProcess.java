@@ -35,9 +35,14 @@ final class SpawnedProcess extends Process {
     /** Held while the pid is signalled and while it is reaped, so a reused pid is never signalled. */
     private final Object reaping = new Object();
     private boolean reaped;
+    /** Set when reaped, before the exit completes. */
+    private volatile Usage usage;
+    /** The runner's peak resident size when this child left its address space: the kernel counts it into the child's peak. */
+    private final long carriedKib;
 
-    private SpawnedProcess(PosixSpawn.Child child) throws IOException {
+    private SpawnedProcess(PosixSpawn.Child child, long carriedKib) throws IOException {
         this.pid = child.pid();
+        this.carriedKib = carriedKib;
         this.stdin = child.stdinFd() < 0 ? closedOutput() : new FileOutputStream(reopen(child.stdinFd()));
         this.stdout = new FileInputStream(reopen(child.stdoutFd()));
         this.stderr = child.stderrFd() < 0 ? InputStream.nullInputStream() : new FileInputStream(reopen(child.stderrFd()));
@@ -47,14 +52,21 @@ final class SpawnedProcess extends Process {
     /** Starts {@code argv} as {@link PosixSpawn#spawn} does. */
     static SpawnedProcess start(List<String> argv, Path directory, Map<String, String> environment, boolean pipeStdin,
             boolean mergeStderr) throws IOException {
-        PosixSpawn.Child child = PosixSpawn.spawn(argv, directory, environment, pipeStdin, mergeStderr);
-        try {
-            return new SpawnedProcess(child);
-        } finally {
-            PosixSpawn.close(child.stdinFd());
-            PosixSpawn.close(child.stdoutFd());
-            PosixSpawn.close(child.stderrFd());
-        }
+        return Orphans.spawn(() -> {
+            PosixSpawn.Child child = PosixSpawn.spawn(argv, directory, environment, pipeStdin, mergeStderr);
+            try {
+                return new SpawnedProcess(child, OwnPeak.kib());
+            } finally {
+                PosixSpawn.close(child.stdinFd());
+                PosixSpawn.close(child.stdoutFd());
+                PosixSpawn.close(child.stderrFd());
+            }
+        });
+    }
+
+    /** What it and the descendants it waited for took; null until it has exited. */
+    Usage usage() {
+        return usage;
     }
 
     /**
@@ -77,15 +89,18 @@ final class SpawnedProcess extends Process {
 
     private void reap() {
         try {
-            int status = PosixSpawn.awaitExit(pid, () -> {
+            PosixSpawn.Reaped child = PosixSpawn.awaitExit(pid, () -> {
                 synchronized (reaping) {
                     reaped = true;
                 }
             });
-            int signal = status & 0x7f;
-            exit.complete(signal == 0 ? (status >> 8) & 0xff : 0x80 + signal);
+            usage = child.usage().hidingBelow(carriedKib);
+            int signal = child.status() & 0x7f;
+            exit.complete(signal == 0 ? (child.status() >> 8) & 0xff : 0x80 + signal);
         } catch (IOException | RuntimeException e) {
             exit.completeExceptionally(e);
+        } finally {
+            Orphans.reaped(pid);
         }
     }
 

@@ -18,7 +18,9 @@ final class JobResults {
                 "duration_ms": {"type": "integer"},
                 "output_bytes": {"type": "integer"},
                 "timed_out": {"type": "boolean"},
-                "streams": {"type": "array", "items": {"type": "string"}}""";
+                "streams": {"type": "array", "items": {"type": "string"}},
+                "stdin_open": {"type": "boolean", "description": "job_input can write to it."},
+            """ + Endings.PROPERTIES;
 
     private JobResults() {
     }
@@ -36,14 +38,19 @@ final class JobResults {
         map.put("output_bytes", job.outputBytes());
         map.put("timed_out", job.timedOut());
         map.put("streams", job.streams());
+        map.put("stdin_open", job.stdinOpen());
+        Endings.put(map, job.ending());
         return map;
     }
 
     static String describe(Job job) {
+        String reason = job.running() ? null : Endings.reason(job.ending());
+        String usage = Endings.usageLine(job.ending());
         return job.id() + " " + (job.running() ? "running"
-                : (job.stopped() ? "stopped" : job.timedOut() ? "killed at its deadline" : "exited") + " with code "
-                + job.exitCode()) + " after " + job.durationMillis() + " ms, " + job.outputBytes() + " bytes of output: "
-                + job.command();
+                : (job.stopped() ? "stopped" : job.timedOut() ? "killed at its deadline"
+                        : reason != null ? reason + "," : "exited") + " with code " + job.exitCode())
+                + " after " + job.durationMillis() + " ms, " + job.outputBytes() + " bytes of output: " + job.command()
+                + (usage == null ? "" : "\n  " + usage);
     }
 
     static ToolRefusal unknown(String id) {

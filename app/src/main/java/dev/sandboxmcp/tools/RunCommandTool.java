@@ -3,8 +3,11 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.CommandResult;
 import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.exec.Ending;
+import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.exec.OutputView;
+import dev.sandboxmcp.exec.RunningCommand;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -45,15 +48,17 @@ final class RunCommandTool extends DefinedTool {
                 "duration_ms": {"type": "integer"},
                 "still_running": {"type": "boolean"},
                 "job_id": {"type": "string"},
-                "output_id": {"type": "string"}
+                "output_id": {"type": "string"},
+            %s
               },
               "required": ["exit_code", "stdout", "stderr", "timed_out", "stdout_truncated", "stderr_truncated",
                            "stdout_bytes", "stderr_bytes", "duration_ms", "still_running"]
-            }""";
+            }""".formatted(Endings.PROPERTIES);
 
     static ToolSpec spec(Limits limits) {
         return new ToolSpec("run_command", "Run a shell command",
-                "Run /bin/sh -lc in the workspace: exit code, stdout, stderr. Still running after "
+                "Run /bin/sh -lc in the workspace: exit code, stdout, stderr, and what it took (usage: CPU, peak memory, "
+                        + "bytes written; an end by the out-of-memory killer is named). Still running after "
                         + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
                         + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
                         + "tail); job_output with output_id reads the rest. Leftover background processes are killed.",
@@ -61,7 +66,8 @@ final class RunCommandTool extends DefinedTool {
                 Hints.destructive().openWorld())
                 .target("command").length(CallLength.OWN_TIMEOUT)
                 .instructions("run_command: /bin/sh -lc in the workspace root (or cwd, a directory inside it). stdin is "
-                        + "closed. Default timeout " + limits.defaultTimeout().toSeconds() + " s, at most "
+                        + "closed (a program that asks for input: start_job with stdin_open, then job_input). Default "
+                        + "timeout " + limits.defaultTimeout().toSeconds() + " s, at most "
                         + limits.maxTimeout().toSeconds() + " s; at the deadline the command and everything it started are "
                         + "killed, and so is anything it leaves in the background. A call returns within "
                         + limits.callBudget().toSeconds() + " s: a command still running then goes on as a job (still_running, "
@@ -109,9 +115,10 @@ final class RunCommandTool extends DefinedTool {
         Thread ticker = startTicker(progress, limits.progressInterval(),
                 Math.min(timeoutSeconds, limits.callBudget().toSeconds()));
         try {
-            CommandResult result = runner.run(command, directory, Duration.ofSeconds(timeoutSeconds), input,
-                    new CommandRunner.Handover(limits.callBudget(), jobs, cwd));
-            return describe(command, cwd, timeoutSeconds, result);
+            return switch (runner.run(command, directory, Duration.ofSeconds(timeoutSeconds), input, limits.callBudget())) {
+                case CommandResult result -> finished(command, cwd, timeoutSeconds, result);
+                case RunningCommand running -> handedOver(command, timeoutSeconds, running, jobs.adopt(running, command, cwd));
+            };
         } catch (CommandRunner.BusyException e) {
             throw new ToolRefusal("busy: " + e.getMessage());
         } catch (IOException e) {
@@ -145,50 +152,63 @@ final class RunCommandTool extends DefinedTool {
         });
     }
 
-    private ToolResponse describe(String command, String cwd, long timeoutSeconds, CommandResult result) {
+    private ToolResponse finished(String command, String cwd, long timeoutSeconds, CommandResult result) {
         OutputView[] views = OutputView.of(result.stdout(), result.stderr(), limits.outputViewBytes());
-        String outputId = result.job() != null ? result.job().id()
-                : views[0].cut() || views[1].cut()
-                        ? jobs.keep(command, cwd, result)
-                        : null;
+        String outputId = views[0].cut() || views[1].cut() ? jobs.keep(command, cwd, result) : null;
+        String reason = Endings.reason(result.ending());
+        String headline = result.timedOut()
+                ? "timed out after " + timeoutSeconds + " s; the command and everything it started were killed (exit code "
+                        + result.exitCode() + ")"
+                : reason != null ? reason + ": exit code " + result.exitCode() + " after " + result.durationMillis()
+                        + " ms"
+                : "exit code " + result.exitCode() + " after " + result.durationMillis() + " ms";
+        String usage = Endings.usageLine(result.ending());
+        return describe(command, usage == null ? headline : headline + "\n" + usage, views, outputId,
+                result.durationMillis(), result.ending(), null);
+    }
+
+    private ToolResponse handedOver(String command, long timeoutSeconds, RunningCommand running, Job job) {
+        OutputView[] views = OutputView.of(running.streams().get("stdout"), running.streams().get("stderr"),
+                limits.outputViewBytes());
+        String headline = "still running after " + limits.callBudget().toSeconds() + " s (the call budget): it goes on as "
+                + job.id() + " until its " + timeoutSeconds + " s timeout; call job_output {\"id\": \"" + job.id()
+                + "\"} for its output from the start and its exit code";
+        return describe(command, headline, views, job.id(), running.elapsedMillis(), null, job);
+    }
+
+    /**
+     * The result: the headline, then each stream as shown; the structured form says the same.
+     * {@code ending} is null while the command runs on as {@code job}.
+     */
+    private ToolResponse describe(String command, String headline, OutputView[] views, String outputId,
+            long durationMillis, Ending ending, Job job) {
+        Integer exitCode = ending == null ? null : ending.exitCode();
+        boolean timedOut = ending != null && ending.timedOut();
         String stdout = shown(views[0], outputId, "stdout");
         String stderr = shown(views[1], outputId, "stderr");
         Map<String, Object> structured = new LinkedHashMap<>();
-        structured.put("exit_code", result.exitCode());
+        structured.put("exit_code", exitCode);
         structured.put("stdout", stdout);
         structured.put("stderr", stderr);
-        structured.put("timed_out", result.timedOut());
+        structured.put("timed_out", timedOut);
         structured.put("stdout_truncated", views[0].cut());
         structured.put("stderr_truncated", views[1].cut());
         structured.put("stdout_bytes", views[0].totalBytes());
         structured.put("stderr_bytes", views[1].totalBytes());
-        structured.put("duration_ms", result.durationMillis());
-        structured.put("still_running", result.job() != null);
-        if (result.job() != null) {
-            structured.put("job_id", result.job().id());
+        structured.put("duration_ms", durationMillis);
+        structured.put("still_running", job != null);
+        if (job != null) {
+            structured.put("job_id", job.id());
         }
         if (outputId != null) {
             structured.put("output_id", outputId);
         }
-
-        StringBuilder text = new StringBuilder();
-        if (result.job() != null) {
-            text.append("still running after ").append(limits.callBudget().toSeconds())
-                    .append(" s (the call budget): it goes on as ")
-                    .append(result.job().id()).append(" until its ").append(timeoutSeconds)
-                    .append(" s timeout; call job_output {\"id\": \"")
-                    .append(result.job().id()).append("\"} for its output from the start and its exit code\n");
-        } else if (result.timedOut()) {
-            text.append("timed out after ").append(timeoutSeconds)
-                    .append(" s; the command and everything it started were killed (exit code ")
-                    .append(result.exitCode()).append(")\n");
-        } else {
-            text.append("exit code ").append(result.exitCode()).append(" after ").append(result.durationMillis()).append(" ms\n");
-        }
+        Endings.put(structured, ending);
+        StringBuilder text = new StringBuilder(headline).append('\n');
         appendStream(text, "stdout", views[0], stdout);
         appendStream(text, "stderr", views[1], stderr);
         long bytes = views[0].totalBytes() + views[1].totalBytes();
-        return new ToolResponse(false, text.toString(), structured, command, result.exitCode(), bytes, result.timedOut());
+        return new ToolResponse(false, text.toString(), structured, command, exitCode, bytes, timedOut);
     }
 
     /** The stream as shown: all of it, or its head, a line saying what was left out and how to read it, and its tail. */

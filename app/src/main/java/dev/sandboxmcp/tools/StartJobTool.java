@@ -15,7 +15,9 @@ final class StartJobTool extends DefinedTool {
               "type": "object",
               "properties": {
                 "command": {"type": "string", "minLength": 1, "description": "Run with /bin/sh -lc."},
-                "cwd": {"type": "string", "description": "Relative to the workspace root (default: the root)."}
+                "cwd": {"type": "string", "description": "Relative to the workspace root (default: the root)."},
+                "stdin_open": {"type": "boolean",
+                  "description": "Keep its stdin open for job_input (a prompt, a REPL). Default false: end of file."}
               },
               "required": ["command"],
               "additionalProperties": false
@@ -32,13 +34,16 @@ final class StartJobTool extends DefinedTool {
 
     static ToolSpec spec(Limits limits) {
         return new ToolSpec("start_job", "Start a background job",
-                "Start a shell command in the background (servers, builds) with no deadline and return its id at once; "
-                        + "job_output reads its combined output, stop_job ends it.",
+                "Start a shell command in the background (servers, builds, REPLs) with no deadline and return its id at "
+                        + "once; job_output reads its combined output, job_input writes to its stdin (with stdin_open), "
+                        + "stop_job ends it. A job's result says what it took once it has ended.",
                 INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().openWorld())
                 .target("command")
                 .instructions("start_job / job_output / stop_job / list_jobs: background work with no deadline (servers, "
                         + "watchers). Jobs survive reconnects and are killed when the server stops. job_output pages by byte "
-                        + "offset, " + limits.pageBytes() / 1024 + " KiB a page.");
+                        + "offset, " + limits.pageBytes() / 1024 + " KiB a page. An ended job (and every run_command "
+                        + "result) says what it took: CPU, peak memory, bytes written, and whether the out-of-memory "
+                        + "killer ended it.");
     }
 
     private final JobManager jobs;
@@ -54,6 +59,7 @@ final class StartJobTool extends DefinedTool {
     public ToolResponse call(ToolArguments arguments, Progress progress) throws ToolRefusal {
         String command = arguments.requiredCommand("command");
         String cwd = arguments.optionalString("cwd", ".");
+        boolean stdinOpen = arguments.optionalBoolean("stdin_open", false);
         Path directory;
         try {
             directory = workspace.resolveDirectory(cwd);
@@ -61,17 +67,15 @@ final class StartJobTool extends DefinedTool {
             throw WorkspaceErrors.cwd(cwd, e);
         }
         try {
-            Job job = jobs.start(command, directory, cwd);
+            Job job = jobs.start(command, directory, cwd, stdinOpen);
             return ToolResponse.success("started " + job.id() + ": " + command + "\nread its output with job_output {\"id\": \""
-                    + job.id() + "\"}", JobResults.of(job), command, null);
+                    + job.id() + "\"}" + (stdinOpen ? "; write to its stdin with job_input {\"id\": \"" + job.id()
+                    + "\", \"input\": \"...\\n\"}" : ""), JobResults.of(job), command, null);
         } catch (JobManager.TooManyJobsException e) {
             throw new ToolRefusal("busy: " + e.limit() + " jobs are already running (the limit); "
                     + "stop one with stop_job or wait for one to finish");
         } catch (IOException e) {
             throw new ToolRefusal("the job could not be started: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ToolRefusal("the server is shutting down; the job was not started");
         }
     }
 }

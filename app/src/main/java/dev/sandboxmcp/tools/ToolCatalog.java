@@ -32,6 +32,7 @@ public final class ToolCatalog {
             new Row(ListDirectoryTool::spec, p -> new ListDirectoryTool(p.workspace(), p.limits())),
             new Row(StartJobTool::spec, p -> new StartJobTool(p.jobs(), p.workspace(), p.limits())),
             new Row(JobOutputTool::spec, p -> new JobOutputTool(p.jobs(), p.limits())),
+            new Row(JobInputTool::spec, p -> new JobInputTool(p.jobs(), p.limits())),
             new Row(StopJobTool::spec, p -> new StopJobTool(p.jobs())),
             new Row(ListJobsTool::spec, p -> new ListJobsTool(p.jobs())));
 

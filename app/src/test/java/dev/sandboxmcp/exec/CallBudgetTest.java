@@ -36,23 +36,29 @@ class CallBudgetTest {
         jobs.close();
     }
 
-    private CommandRunner.Handover budget(long millis) {
-        return new CommandRunner.Handover(Duration.ofMillis(millis), jobs, "sub");
+    private static Duration budget(long millis) {
+        return Duration.ofMillis(millis);
+    }
+
+    /** As run_command does: a command given back still running is handed over to the jobs. */
+    private Job handOver(CommandOutcome outcome) {
+        assertThat(outcome).isInstanceOf(RunningCommand.class);
+        return jobs.adopt((RunningCommand) outcome, "the command", "sub");
     }
 
     @Test
     void commandStillRunningAtTheBudgetGoesOnAsAJobWithAllItsOutput() throws Exception {
         long started = System.nanoTime();
-        CommandResult result = runner.run("echo before; echo oops >&2; sleep 2; echo after", dir, Duration.ofSeconds(20),
+        CommandOutcome outcome = runner.run("echo before; echo oops >&2; sleep 2; echo after", dir, Duration.ofSeconds(20),
                 null, budget(700));
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
         assertThat(millis).as("returns at the budget").isBetween(650L, 1_500L);
-        assertThat(result.job()).isNotNull();
-        assertThat(result.exitCode()).isNull();
-        assertThat(result.stdout().text()).isEqualTo("before\n");
+        assertThat(((RunningCommand) outcome).streams().get("stdout").text()).isEqualTo("before\n");
+        Job job = handOver(outcome);
+        assertThat(job.exitCode()).isNull();
         assertThat(runner.runningCount()).as("the command keeps its slot").isEqualTo(1);
-        String id = result.job().id();
+        String id = job.id();
         assertThat(jobs.list()).extracting(Job::id).contains(id);
         assertThat(jobs.get(id).orElseThrow().running()).isTrue();
         assertThat(jobs.get(id).orElseThrow().cwd()).isEqualTo("sub");
@@ -68,10 +74,9 @@ class CallBudgetTest {
 
     @Test
     void handedOverCommandIsKilledAtItsOwnDeadlineWithItsWholeTree() throws Exception {
-        CommandResult result = runner.run("sleep 300 & echo $! > bg.pid; sleep 300", dir, Duration.ofSeconds(3), null,
-                budget(500));
-        assertThat(result.job()).isNotNull();
-        Job done = awaitEnd(result.job().id(), Duration.ofSeconds(3 + 5));
+        Job job = handOver(runner.run("sleep 300 & echo $! > bg.pid; sleep 300", dir, Duration.ofSeconds(3), null,
+                budget(500)));
+        Job done = awaitEnd(job.id(), Duration.ofSeconds(3 + 5));
         assertThat(done.timedOut()).isTrue();
         assertThat(done.durationMillis()).isBetween(2_900L, 6_000L);
         long pid = Long.parseLong(Files.readString(dir.resolve("bg.pid")).strip());
@@ -80,17 +85,17 @@ class CallBudgetTest {
 
     @Test
     void commandWithinTheBudgetIsAnOrdinaryResult() throws Exception {
-        CommandResult result = runner.run("echo quick", dir, Duration.ofSeconds(20), null, budget(5_000));
-        assertThat(result.job()).isNull();
-        assertThat(result.exitCode()).isZero();
+        CommandOutcome outcome = runner.run("echo quick", dir, Duration.ofSeconds(20), null, budget(5_000));
+        assertThat(outcome).isInstanceOf(CommandResult.class);
+        assertThat(((CommandResult) outcome).exitCode()).isZero();
         assertThat(jobs.list()).isEmpty();
     }
 
     @Test
     void timeoutShorterThanTheBudgetKillsAsBefore() throws Exception {
-        CommandResult result = runner.run("sleep 30", dir, Duration.ofSeconds(1), null, budget(5_000));
-        assertThat(result.job()).isNull();
-        assertThat(result.timedOut()).isTrue();
+        CommandOutcome outcome = runner.run("sleep 30", dir, Duration.ofSeconds(1), null, budget(5_000));
+        assertThat(outcome).isInstanceOf(CommandResult.class);
+        assertThat(((CommandResult) outcome).timedOut()).isTrue();
         assertThat(jobs.list()).isEmpty();
     }
 

@@ -101,6 +101,74 @@ class JobManagerTest {
         assertThat(jobs.list()).hasSize(4).noneMatch(j -> j.id().equals(a.id())).anyMatch(j -> j.id().equals(e.id()));
     }
 
+    /** Waits until the job's output holds {@code text}, and returns the output. */
+    String awaitOutput(String id, String text) throws Exception {
+        for (int i = 0; i < 400; i++) {
+            String output = jobs.output(id, "output", 0, 64 * 1024).orElseThrow().text();
+            if (output.contains(text)) {
+                return output;
+            }
+            Thread.sleep(25);
+        }
+        throw new AssertionError(id + "'s output never held " + text + ": "
+                + jobs.output(id, "output", 0, 64 * 1024).orElseThrow().text());
+    }
+
+    @Test
+    void inputAnswersAPromptAndClosingItGivesEndOfFile() throws Exception {
+        Job job = jobs.start("printf 'Continue? [y/N] '; read answer; echo \"got $answer\"; cat; echo \"eof after cat\"",
+                dir, ".", true);
+        assertThat(job.stdinOpen()).isTrue();
+        awaitOutput(job.id(), "[y/N] ");
+        assertThat(jobs.input(job.id(), "y\n".getBytes(), false)).contains(new InputOutcome.Written(2, 0, false));
+        awaitOutput(job.id(), "got y\n");
+        assertThat(jobs.input(job.id(), "rest\n".getBytes(), true)).contains(new InputOutcome.Written(5, 0, true));
+        assertThat(awaitFinished(job.id()).exitCode()).isZero();
+        assertThat(awaitOutput(job.id(), "eof after cat")).endsWith("got y\nrest\neof after cat\n");
+        assertThat(jobs.input(job.id(), "late\n".getBytes(), false))
+                .contains(new InputOutcome.Refused(InputOutcome.Reason.ENDED, 0));
+    }
+
+    @Test
+    void inputIsRefusedWhenStdinWasNeverOpenedOrIsClosed() throws Exception {
+        Job closedFromTheStart = jobs.start("sleep 300", dir, ".");
+        assertThat(closedFromTheStart.stdinOpen()).isFalse();
+        assertThat(jobs.input(closedFromTheStart.id(), "x\n".getBytes(), false))
+                .contains(new InputOutcome.Refused(InputOutcome.Reason.NOT_OPEN, 0));
+        Job open = jobs.start("sleep 300", dir, ".", true);
+        assertThat(jobs.input(open.id(), new byte[0], true)).contains(new InputOutcome.Written(0, 0, true));
+        assertThat(jobs.get(open.id()).orElseThrow().stdinOpen()).isFalse();
+        assertThat(jobs.input(open.id(), "x".getBytes(), false))
+                .contains(new InputOutcome.Refused(InputOutcome.Reason.CLOSED, 0));
+        assertThat(jobs.input("job-nosuch", "x".getBytes(), false)).isEmpty();
+    }
+
+    @Test
+    void inputAJobDoesNotReadWaitsInOrderAndTheNextIsRefusedUntilItHasGone() throws Exception {
+        Job job = jobs.start("sleep 300", dir, ".", true);
+        byte[] big = new byte[256 * 1024]; // more than a pipe holds
+        InputOutcome first = jobs.input(job.id(), big, false).orElseThrow();
+        assertThat(first).isInstanceOfSatisfying(InputOutcome.Written.class, written -> {
+            assertThat(written.pending()).as("the pipe is full: the rest waits").isPositive();
+            assertThat(written.bytes() + written.pending()).isEqualTo(big.length);
+        });
+        assertThat(jobs.input(job.id(), "more".getBytes(), false).orElseThrow())
+                .isInstanceOfSatisfying(InputOutcome.Refused.class,
+                        refused -> assertThat(refused.reason()).isEqualTo(InputOutcome.Reason.BUSY));
+        jobs.stop(job.id());
+    }
+
+    @Test
+    void aJobThatClosesItsStdinRefusesMoreInput() throws Exception {
+        Job job = jobs.start("exec 0<&-; echo closed; sleep 300", dir, ".", true);
+        awaitOutput(job.id(), "closed");
+        InputOutcome outcome = jobs.input(job.id(), "x\n".getBytes(), false).orElseThrow();
+        assertThat(outcome).isEqualTo(new InputOutcome.Refused(InputOutcome.Reason.BROKEN, 0));
+        assertThat(jobs.input(job.id(), "x\n".getBytes(), false).orElseThrow())
+                .isEqualTo(new InputOutcome.Refused(InputOutcome.Reason.BROKEN, 0));
+        jobs.stop(job.id());
+    }
+
     @Test
     void closeKillsEveryJob() throws Exception {
         Job job = jobs.start("echo $$ > job.pid; sleep 300", dir, ".");

@@ -82,8 +82,8 @@ class SessionShellTest {
 
     @Test
     void stdinGivenToTheCallReachesTheCommandThenEndOfFile() throws Exception {
-        CommandResult result = runner.run("cat; echo \" eof=$?\"", dir, Duration.ofSeconds(10),
-                "from the call".getBytes(StandardCharsets.UTF_8), null);
+        CommandResult result = (CommandResult) runner.run("cat; echo \" eof=$?\"", dir, Duration.ofSeconds(10),
+                "from the call".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(10));
         assertThat(result.stdout().text()).isEqualTo("from the call eof=0\n");
     }
 

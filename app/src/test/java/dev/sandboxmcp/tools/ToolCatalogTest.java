@@ -22,7 +22,7 @@ class ToolCatalogTest {
     @Test
     void eachToolIsListedOnceUnderTheNameItsDefinitionGives() {
         List<String> names = ToolCatalog.names();
-        assertThat(names).doesNotHaveDuplicates().hasSize(9)
+        assertThat(names).doesNotHaveDuplicates().hasSize(10)
                 .isEqualTo(ToolCatalog.definitions(Limits.defaults()).tools().stream().map(McpSchema.Tool::name).toList());
         ToolCatalog.definitions(Limits.defaults()).tools().forEach(tool -> {
             assertThat(tool.title()).as(tool.name()).isNotBlank();
@@ -69,7 +69,7 @@ class ToolCatalogTest {
         Map<String, Object> all = Map.of("command", "make", "path", "src/A.java", "id", "job-1");
         assertThat(tools.names()).allSatisfy(name -> assertThat(tools.target(name, all)).as(name).isEqualTo(switch (name) {
             case "run_command", "start_job" -> "make";
-            case "job_output", "stop_job" -> "job-1";
+            case "job_output", "job_input", "stop_job" -> "job-1";
             case "list_jobs" -> null;
             default -> "src/A.java";
         }));
