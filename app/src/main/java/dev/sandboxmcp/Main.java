@@ -166,9 +166,12 @@ public final class Main {
         }
     }
 
-    /** What /healthz says of the runner: whether it answers a ping and its own checks pass. */
+    /**
+     * What /healthz says of the runner: whether it answers a ping and its own checks pass. A report
+     * is reused for a while, but not past the end of the runner's connection.
+     */
     private static HealthProbe runnerHealth(RunnerLink runner) {
-        return new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
+        HealthProbe probe = new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
             RunnerLink.Health health = runner.ping(HEALTH_DEADLINE);
             switch (health) {
                 case RunnerLink.Health.Answered answered when answered.failed().isEmpty() -> { }
@@ -176,6 +179,8 @@ public final class Main {
                 case RunnerLink.Health.Unreachable unreachable -> throw new IOException(unreachable.why());
             }
         })), HEALTH_DEADLINE.plusSeconds(1), HEALTH_REUSE);
+        runner.onDisconnect(probe::forget);
+        return probe;
     }
 
     /**

@@ -38,6 +38,7 @@ public final class RunnerLink implements ToolExecutor {
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private volatile Peer peer;
+    private volatile Runnable onDisconnect = () -> { };
 
     /** What the runner's own health checks found: the names of those that failed. */
     public sealed interface Health {
@@ -76,6 +77,14 @@ public final class RunnerLink implements ToolExecutor {
         return current != null && !current.closed();
     }
 
+    /**
+     * Runs {@code action} each time a runner's connection ends, before its calls in flight are
+     * failed: whatever was known of that runner (its health) is stale from then on.
+     */
+    public void onDisconnect(Runnable action) {
+        onDisconnect = action;
+    }
+
     /** Carries calls over {@code proven} from now on, reading its messages on this thread until it ends. */
     void serve(Peer proven) {
         Peer before = peer;
@@ -103,6 +112,7 @@ public final class RunnerLink implements ToolExecutor {
             peer = null;
         }
         proven.close();
+        onDisconnect.run();
         for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
             if (entry.getValue().peer() == proven && pending.remove(entry.getKey(), entry.getValue())) {
                 entry.getValue().answer().completeExceptionally(new Unanswered(why));

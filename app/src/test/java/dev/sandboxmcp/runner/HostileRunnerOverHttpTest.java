@@ -96,21 +96,9 @@ class HostileRunnerOverHttpTest {
     @Test
     void everyWorstAnswerIsAClearErrorAndTheServerAnswersThroughout() throws Exception {
         Path socket = dir.resolve("channel").resolve("runner.sock");
-        Files.createDirectories(socket.getParent());
-        Path workspace = Files.createDirectories(dir.resolve("ws"));
         Path log = dir.resolve("server.log");
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), "dev.sandboxmcp.Main");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
-        builder.environment().putAll(Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_ADDR", "127.0.0.1:" + port,
-                "MCP_RUNNER_SOCKET", socket.toString(), "MCP_KILL_GRACE_MILLIS", "0"));
-        Process server = builder.start();
+        int port = freePort();
+        Process server = startServer(socket, port, log);
         List<String> tried = new ArrayList<>();
         try (HostileRunner hostile = new HostileRunner(socket, (kind, id, out) -> { })) {
             awaitHealthz(port, server, log);
@@ -138,6 +126,60 @@ class HostileRunnerOverHttpTest {
         assertThat(Files.readString(log)).doesNotContain("OutOfMemoryError").contains("broke the channel's protocol");
     }
 
+    /**
+     * The server's report of the runner follows its connection: a runner that answered a ping a
+     * moment ago and then went away is "failing" at the next /healthz, not after the report's reuse.
+     */
+    @Test
+    void healthzSaysTheRunnerIsNotOkRightAfterItsConnectionEnds() throws Exception {
+        Path socket = dir.resolve("channel").resolve("runner.sock");
+        Path log = dir.resolve("server.log");
+        int port = freePort();
+        Process server = startServer(socket, port, log);
+        try {
+            try (HostileRunner runner = new HostileRunner(socket, (kind, id, out) ->
+                    HostileRunner.writeLine(out, "{\"kind\":\"pong\",\"id\":" + id + ",\"failed\":[]}"))) {
+                awaitHealthz(port, server, log);
+                runner.awaitConnected();
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (!healthzBody(port).contains("\"runner\":\"ok\"") && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+                assertThat(healthzBody(port)).contains("\"runner\":\"ok\"");
+            } // the stand-in closes its connection and does not come back
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!Files.readString(log).contains("the runner's connection ended") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(Files.readString(log)).contains("the runner's connection ended");
+            assertThat(healthzBody(port)).as("the first /healthz after the server saw the connection end")
+                    .contains("\"runner\":\"failing\"");
+        } finally {
+            server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+            server.destroyForcibly();
+        }
+    }
+
+    /** The server as deployed in its container (listening for a runner on {@code socket}), at {@code -Xmx128m}. */
+    private static Process startServer(Path socket, int port, Path log) throws IOException {
+        Files.createDirectories(socket.getParent());
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), "dev.sandboxmcp.Main");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
+        builder.environment().putAll(Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_ADDR", "127.0.0.1:" + port,
+                "MCP_RUNNER_SOCKET", socket.toString(), "MCP_KILL_GRACE_MILLIS", "0"));
+        return builder.start();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket free = new ServerSocket(0)) {
+            return free.getLocalPort();
+        }
+    }
+
     private static String errorText(String body) {
         int at = body.indexOf("\"text\":\"");
         return at < 0 ? body.substring(0, Math.min(200, body.length()))
@@ -163,6 +205,11 @@ class HostileRunnerOverHttpTest {
     private int healthz(int port) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private String healthzBody(int port) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private String callTool(int port, String tool, String arguments) throws Exception {
