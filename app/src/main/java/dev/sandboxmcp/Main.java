@@ -59,6 +59,8 @@ public final class Main {
      * container of a runner that died is gone by then, with every command it left.
      */
     static final Duration TICKET_GRACE = Duration.ofMillis(1500);
+    /** How often a starting runner looks for its ticket: a failed open costs microseconds, a late start costs the pair. */
+    static final Duration TICKET_POLL = Duration.ofMillis(10);
     /** The nesting a tool's arguments or structured result may have on the channel. */
     static final int CHANNEL_DEPTH = 64;
 
@@ -168,7 +170,7 @@ public final class Main {
 
     /**
      * What /healthz says of the runner: whether it answers a ping and its own checks pass. A report
-     * is reused for a while, but not past the end of the runner's connection.
+     * is reused for a while, but not past the start or end of the runner's connection.
      */
     private static HealthProbe runnerHealth(RunnerLink runner) {
         HealthProbe probe = new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
@@ -179,7 +181,7 @@ public final class Main {
                 case RunnerLink.Health.Unreachable unreachable -> throw new IOException(unreachable.why());
             }
         })), HEALTH_DEADLINE.plusSeconds(1), HEALTH_REUSE);
-        runner.onDisconnect(probe::forget);
+        runner.onConnectionChange(probe::forget);
         return probe;
     }
 
@@ -191,15 +193,6 @@ public final class Main {
         // Before the secret is read: no process of this user (a command) can read this process's memory.
         if (!ProcessHardening.disableDumpable()) {
             throw new IOException("the runner could not make itself non-dumpable, so commands could read its secret");
-        }
-        Secret secret;
-        FileLock alive = null;
-        if (config.parentPipe()) {
-            secret = RunnerAgent.secret(firstLine(System.in));
-        } else {
-            Path directory = config.socket().toAbsolutePath().getParent();
-            secret = RunnerAgent.secret(awaitTicket(directory.resolve(TicketOffice.TICKET)));
-            alive = holdLock(directory.resolve(TicketOffice.LOCK));
         }
         Limits limits = config.limits();
         Workspace workspace = Workspace.open(config.workspace());
@@ -213,6 +206,17 @@ public final class Main {
                 new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
                 HEALTH_DEADLINE, HEALTH_REUSE);
         var tools = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, jobs, limits));
+        // Ready before the wait for the secret, which the server's start sets the pace of; nothing
+        // above starts a process (a login shell reads files a command may have written).
+        Secret secret;
+        FileLock alive = null;
+        if (config.parentPipe()) {
+            secret = RunnerAgent.secret(firstLine(System.in));
+        } else {
+            Path directory = config.socket().toAbsolutePath().getParent();
+            secret = RunnerAgent.secret(awaitTicket(directory.resolve(TicketOffice.TICKET)));
+            alive = holdLock(directory.resolve(TicketOffice.LOCK));
+        }
         RunnerAgent agent = RunnerAgent.start(config.socket(), secret, tools,
                 health, serverSends(limits), RUNNER_CONNECTIONS, () -> System.exit(3));
         FileLock held = alive;
@@ -251,7 +255,7 @@ public final class Main {
                     said = true;
                 }
             }
-            sleep(Duration.ofMillis(100));
+            sleep(TICKET_POLL);
         }
     }
 

@@ -38,7 +38,7 @@ public final class RunnerLink implements ToolExecutor {
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private volatile Peer peer;
-    private volatile Runnable onDisconnect = () -> { };
+    private volatile Runnable onConnectionChange = () -> { };
 
     /** What the runner's own health checks found: the names of those that failed. */
     public sealed interface Health {
@@ -78,11 +78,11 @@ public final class RunnerLink implements ToolExecutor {
     }
 
     /**
-     * Runs {@code action} each time a runner's connection ends, before its calls in flight are
-     * failed: whatever was known of that runner (its health) is stale from then on.
+     * Runs {@code action} each time a runner's connection begins, and each time one ends (before
+     * its calls in flight are failed): what was known of the runner before (its health) is stale.
      */
-    public void onDisconnect(Runnable action) {
-        onDisconnect = action;
+    public void onConnectionChange(Runnable action) {
+        onConnectionChange = action;
     }
 
     /** Carries calls over {@code proven} from now on, reading its messages on this thread until it ends. */
@@ -92,6 +92,7 @@ public final class RunnerLink implements ToolExecutor {
         if (before != null) {
             before.close();
         }
+        onConnectionChange.run();
         String why;
         try {
             while (true) {
@@ -112,7 +113,7 @@ public final class RunnerLink implements ToolExecutor {
             peer = null;
         }
         proven.close();
-        onDisconnect.run();
+        onConnectionChange.run();
         for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
             if (entry.getValue().peer() == proven && pending.remove(entry.getKey(), entry.getValue())) {
                 entry.getValue().answer().completeExceptionally(new Unanswered(why));
