@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.core.json.JsonFactory;
 
 /**
  * The server's end of the channel: carries every call over the one connection of the runner
@@ -33,7 +32,6 @@ public final class RunnerLink implements ToolExecutor {
     private static final Logger LOG = LoggerFactory.getLogger(RunnerLink.class);
 
     private final Bounds runnerReads;
-    private final JsonFactory runnerFactory;
     private final BiFunction<String, Map<String, Object>, Duration> deadlines;
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
@@ -67,7 +65,6 @@ public final class RunnerLink implements ToolExecutor {
      */
     public RunnerLink(Bounds runnerReads, BiFunction<String, Map<String, Object>, Duration> deadlines) {
         this.runnerReads = runnerReads;
-        this.runnerFactory = runnerReads.factory();
         this.deadlines = deadlines;
     }
 
@@ -154,8 +151,7 @@ public final class RunnerLink implements ToolExecutor {
         long id = ids.incrementAndGet();
         byte[] line;
         try {
-            line = Protocol.encode(new Protocol.Call(id, tool, arguments));
-            Protocol.check(line, Protocol.Sender.SERVER, Protocol.Phase.ESTABLISHED, runnerReads, runnerFactory);
+            line = Protocol.encode(new Protocol.Call(id, tool, arguments), runnerReads);
         } catch (Protocol.Violation | IllegalArgumentException e) {
             return ToolResponse.failure(null, "the call's arguments are too large for the runner (" + e.getMessage()
                     + "); send less in one call");
