@@ -35,9 +35,9 @@
  * (the server reads at most {@code Main.maxReplyBytes} of a runner's line, the runner at most a
  * request body and 64 KiB of the server's; a hello at most 1 KiB), nesting depth (64), tokens (32
  * per listing entry at the cap, plus 64 Ki) and string length; arguments and structured results
- * pass through as trees built within those bounds. The server checks a call against the runner's
- * bounds before sending it, so a token holder's oversized call is a tool error, never a broken
- * connection. A violation from the runner closes its connection and fails its calls in flight;
+ * pass through as trees built within those bounds. The server holds a call to the runner's
+ * bounds as it encodes it (counting what the runner's parser would count, not parsing it again),
+ * so a token holder's oversized call is a tool error, never a broken connection. A violation from the runner closes its connection and fails its calls in flight;
  * answers to ids nothing waits for (after a deadline or cancel) are dropped.
  *
  * <h2>Who may connect</h2>
