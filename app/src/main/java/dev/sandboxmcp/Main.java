@@ -194,6 +194,15 @@ public final class Main {
         if (!ProcessHardening.disableDumpable()) {
             throw new IOException("the runner could not make itself non-dumpable, so commands could read its secret");
         }
+        Secret secret;
+        FileLock alive = null;
+        if (config.parentPipe()) {
+            secret = RunnerAgent.secret(firstLine(System.in));
+        } else {
+            Path directory = config.socket().toAbsolutePath().getParent();
+            secret = RunnerAgent.secret(awaitTicket(directory.resolve(TicketOffice.TICKET)));
+            alive = holdLock(directory.resolve(TicketOffice.LOCK));
+        }
         Limits limits = config.limits();
         Workspace workspace = Workspace.open(config.workspace());
         IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
@@ -206,17 +215,6 @@ public final class Main {
                 new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
                 HEALTH_DEADLINE, HEALTH_REUSE);
         var tools = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, jobs, limits));
-        // Ready before the wait for the secret, which the server's start sets the pace of; nothing
-        // above starts a process (a login shell reads files a command may have written).
-        Secret secret;
-        FileLock alive = null;
-        if (config.parentPipe()) {
-            secret = RunnerAgent.secret(firstLine(System.in));
-        } else {
-            Path directory = config.socket().toAbsolutePath().getParent();
-            secret = RunnerAgent.secret(awaitTicket(directory.resolve(TicketOffice.TICKET)));
-            alive = holdLock(directory.resolve(TicketOffice.LOCK));
-        }
         RunnerAgent agent = RunnerAgent.start(config.socket(), secret, tools,
                 health, serverSends(limits), RUNNER_CONNECTIONS, () -> System.exit(3));
         FileLock held = alive;

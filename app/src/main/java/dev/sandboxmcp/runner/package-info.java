@@ -37,8 +37,9 @@
  * per listing entry at the cap, plus 64 Ki) and string length; arguments and structured results
  * pass through as trees built within those bounds. The server holds a call to the runner's
  * bounds as it encodes it (counting what the runner's parser would count, not parsing it again),
- * so a token holder's oversized call is a tool error, never a broken connection. A violation from the runner closes its connection and fails its calls in flight;
- * answers to ids nothing waits for (after a deadline or cancel) are dropped.
+ * so a token holder's oversized call is a tool error, never a broken connection. A violation
+ * from the runner closes its connection and fails its calls in flight; answers to ids nothing
+ * waits for (after a deadline or cancel) are dropped.
  *
  * <h2>Who may connect</h2>
  * A connection's first line must be a hello with this start's secret within 2 s

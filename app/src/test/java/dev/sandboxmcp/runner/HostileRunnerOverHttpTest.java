@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,12 +95,39 @@ class HostileRunnerOverHttpTest {
         };
     }
 
+    Path socket;
+    Path log;
+    int port;
+    Process server;
+
+    /** The server as deployed in its container (listening for a runner on {@code socket}), at {@code -Xmx128m}. */
+    @BeforeEach
+    void startServer() throws IOException {
+        socket = dir.resolve("channel").resolve("runner.sock");
+        log = dir.resolve("server.log");
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        Files.createDirectories(socket.getParent());
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), "dev.sandboxmcp.Main");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
+        builder.environment().putAll(Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_ADDR", "127.0.0.1:" + port,
+                "MCP_RUNNER_SOCKET", socket.toString(), "MCP_KILL_GRACE_MILLIS", "0"));
+        server = builder.start();
+    }
+
+    @AfterEach
+    void stopServer() throws InterruptedException {
+        server.destroy();
+        server.waitFor(10, TimeUnit.SECONDS);
+        server.destroyForcibly();
+    }
+
     @Test
     void everyWorstAnswerIsAClearErrorAndTheServerAnswersThroughout() throws Exception {
-        Path socket = dir.resolve("channel").resolve("runner.sock");
-        Path log = dir.resolve("server.log");
-        int port = freePort();
-        Process server = startServer(socket, port, log);
         List<String> tried = new ArrayList<>();
         try (HostileRunner hostile = new HostileRunner(socket, (kind, id, out) -> { })) {
             awaitHealthz(port, server, log);
@@ -119,9 +148,6 @@ class HostileRunnerOverHttpTest {
             hostile.behave((kind, id, out) -> { });
         } finally {
             System.out.println("HostileRunnerOverHttpTest tried:\n  " + String.join("\n  ", tried));
-            server.destroy();
-            server.waitFor(10, TimeUnit.SECONDS);
-            server.destroyForcibly();
         }
         assertThat(Files.readString(log)).doesNotContain("OutOfMemoryError").contains("broke the channel's protocol");
     }
@@ -132,52 +158,23 @@ class HostileRunnerOverHttpTest {
      */
     @Test
     void healthzSaysTheRunnerIsNotOkRightAfterItsConnectionEnds() throws Exception {
-        Path socket = dir.resolve("channel").resolve("runner.sock");
-        Path log = dir.resolve("server.log");
-        int port = freePort();
-        Process server = startServer(socket, port, log);
-        try {
-            try (HostileRunner runner = new HostileRunner(socket, (kind, id, out) ->
-                    HostileRunner.writeLine(out, "{\"kind\":\"pong\",\"id\":" + id + ",\"failed\":[]}"))) {
-                awaitHealthz(port, server, log);
-                runner.awaitConnected();
-                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while (!healthzBody(port).contains("\"runner\":\"ok\"") && System.nanoTime() < deadline) {
-                    Thread.sleep(100);
-                }
-                assertThat(healthzBody(port)).contains("\"runner\":\"ok\"");
-            } // the stand-in closes its connection and does not come back
+        try (HostileRunner runner = new HostileRunner(socket, (kind, id, out) ->
+                HostileRunner.writeLine(out, "{\"kind\":\"pong\",\"id\":" + id + ",\"failed\":[]}"))) {
+            awaitHealthz(port, server, log);
+            runner.awaitConnected();
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!Files.readString(log).contains("the runner's connection ended") && System.nanoTime() < deadline) {
-                Thread.sleep(20);
+            while (!healthzBody(port).contains("\"runner\":\"ok\"") && System.nanoTime() < deadline) {
+                Thread.sleep(100);
             }
-            assertThat(Files.readString(log)).contains("the runner's connection ended");
-            assertThat(healthzBody(port)).as("the first /healthz after the server saw the connection end")
-                    .contains("\"runner\":\"failing\"");
-        } finally {
-            server.destroy();
-            server.waitFor(10, TimeUnit.SECONDS);
-            server.destroyForcibly();
+            assertThat(healthzBody(port)).contains("\"runner\":\"ok\"");
+        } // the stand-in closes its connection and does not come back
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!Files.readString(log).contains("the runner's connection ended") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
         }
-    }
-
-    /** The server as deployed in its container (listening for a runner on {@code socket}), at {@code -Xmx128m}. */
-    private static Process startServer(Path socket, int port, Path log) throws IOException {
-        Files.createDirectories(socket.getParent());
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), "dev.sandboxmcp.Main");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().keySet().removeIf(k -> k.startsWith("MCP_"));
-        builder.environment().putAll(Map.of("MCP_AUTH_TOKEN", TOKEN, "MCP_ADDR", "127.0.0.1:" + port,
-                "MCP_RUNNER_SOCKET", socket.toString(), "MCP_KILL_GRACE_MILLIS", "0"));
-        return builder.start();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket free = new ServerSocket(0)) {
-            return free.getLocalPort();
-        }
+        assertThat(Files.readString(log)).contains("the runner's connection ended");
+        assertThat(healthzBody(port)).as("the first /healthz after the server saw the connection end")
+                .contains("\"runner\":\"failing\"");
     }
 
     private static String errorText(String body) {
