@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 public final class CommandRunner implements AutoCloseable {
 
     private static final Duration PIPE_CLOSE_WAIT = Duration.ofSeconds(2);
+    private static final List<Duration> LATE_SWEEPS = List.of(Duration.ofMillis(100), Duration.ofMillis(900));
 
     private final Map<String, String> environment;
     private final int outputCapBytes;
@@ -30,7 +31,6 @@ public final class CommandRunner implements AutoCloseable {
     private final int maxConcurrent;
     private final Set<ProcessTree> running = ConcurrentHashMap.newKeySet();
     private final IdleSweep sweep;
-    private final LateSweeps lateSweeps = new LateSweeps();
     private volatile boolean closed;
 
     /** A runner that keeps only the end of each stream and sweeps nothing. */
@@ -199,7 +199,16 @@ public final class CommandRunner implements AutoCloseable {
      * more sweeps shortly after the call returns catch it without delaying the result.
      */
     private void sweepLater(ProcessTree tree) {
-        lateSweeps.add(tree, killGrace);
+        Thread.ofVirtual().name("sweep").start(() -> {
+            for (Duration wait : LATE_SWEEPS) {
+                try {
+                    Thread.sleep(wait);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                tree.terminate(killGrace);
+            }
+        });
     }
 
     /**

@@ -6,9 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -64,16 +61,7 @@ final class ProcessTree {
 
     /** Members that are still running (zombies are already dead and only wait to be reaped). */
     Set<Long> liveMembers() {
-        return liveMembers(List.of(this)).get(this);
-    }
-
-    /**
-     * The running members of each of {@code trees}, from one scan of {@code /proc}: each process's
-     * stat is read once, and its environment at most once, however many trees are looked for.
-     */
-    static Map<ProcessTree, Set<Long>> liveMembers(List<ProcessTree> trees) {
-        Map<ProcessTree, Set<Long>> members = new IdentityHashMap<>();
-        trees.forEach(tree -> members.put(tree, new HashSet<>()));
+        Set<Long> members = new HashSet<>();
         String[] names = PROC.toFile().list();
         if (names == null) {
             return members; // /proc unreadable: nothing we can find, nothing we can kill
@@ -82,23 +70,20 @@ final class ProcessTree {
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
         for (String name : names) {
             long pid = pidOf(name);
-            ProcStat stat = pid > 0 && pid != self ? ProcStat.read(pid, buffer) : null;
-            if (stat == null || stat.state() == 'Z' || stat.state() == 'X') {
-                continue;
-            }
-            byte[] environ = null;
-            for (ProcessTree tree : trees) {
-                boolean member = stat.session() == tree.sessionId;
-                if (!member && stat.startTicks() >= tree.leaderStartTicks) {
-                    environ = environ != null ? environ : environment(pid);
-                    member = tree.marked(environ);
-                }
-                if (member) {
-                    members.get(tree).add(pid);
-                }
+            if (pid > 0 && pid != self && belongs(pid, buffer)) {
+                members.add(pid);
             }
         }
         return members;
+    }
+
+    private boolean belongs(long pid, byte[] buffer) {
+        ProcStat stat = ProcStat.read(pid, buffer);
+        if (stat == null || stat.state() == 'Z' || stat.state() == 'X') {
+            return false;
+        }
+        return stat.session() == sessionId
+                || stat.startTicks() >= leaderStartTicks && environmentHasMarker(PROC.resolve(Long.toString(pid)));
     }
 
     /** The number a /proc entry is named by, or -1 for the entries that are not processes. */
@@ -117,17 +102,13 @@ final class ProcessTree {
         return pid;
     }
 
-    /** The environment block of {@code pid}; empty when it cannot be read (gone, or not ours). */
-    private static byte[] environment(long pid) {
+    private boolean environmentHasMarker(Path procEntry) {
+        byte[] environ;
         try {
-            return Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
+            environ = Files.readAllBytes(procEntry.resolve("environ"));
         } catch (IOException unreadable) {
-            return new byte[0];
+            return false;
         }
-    }
-
-    /** Whether {@code environ} holds this tree's marker entry. */
-    private boolean marked(byte[] environ) {
         outer:
         for (int start = 0; start + marker.length <= environ.length; start++) {
             if (start > 0 && environ[start - 1] != 0) {
