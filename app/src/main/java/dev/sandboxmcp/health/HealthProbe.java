@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * again until it returns; every probe meanwhile reports it as failing. A failure is logged as a
  * warning once its check has passed, or after {@link #STARTING}; before that it is what a part
  * coming up looks like (the runner connects after the server starts), logged at INFO.
- * {@link #forget} drops the report at once when what it describes is known to be gone (the
- * runner's connection ended): the next probe runs a new round.
+ * {@link #forget} drops the report at once when what it describes is known to have changed (the
+ * runner's connection began or ended): the next probe runs a new round.
  */
 public final class HealthProbe {
 
@@ -117,9 +117,9 @@ public final class HealthProbe {
     }
 
     /**
-     * Forgets the last report and any round in progress: what they describe is gone (the runner's
-     * connection ended), so the next probe runs a new round instead of reusing one for up to
-     * {@code reuse}. Probes already waiting for a round still get its answer.
+     * Forgets the last report and any round in progress: what they describe has changed (the
+     * runner's connection began or ended), so the next probe runs a new round instead of reusing
+     * one for up to {@code reuse}. Probes already waiting for a round still get its answer.
      */
     public synchronized void forget() {
         generation++;
