@@ -19,7 +19,8 @@ import java.util.function.Supplier;
 
 /**
  * {@code make bench}: our server and the reference Node server measured side by side in one run
- * on this machine. Prints one Markdown report and writes it to BENCHMARKS.md.
+ * on this machine. Prints one Markdown report and writes it to BENCHMARKS.md, above the file's
+ * hand-written part ({@link #HAND_WRITTEN} and what follows it), which it keeps.
  */
 public final class Benchmark {
 
