@@ -63,6 +63,8 @@ public final class Main {
      * container of a runner that died is gone by then, with every command it left.
      */
     static final Duration TICKET_GRACE = Duration.ofMillis(1500);
+    /** How often a starting runner looks for its ticket: a failed open costs microseconds, a late start costs the pair. */
+    static final Duration TICKET_POLL = Duration.ofMillis(10);
     /** The nesting a tool's arguments or structured result may have on the channel. */
     static final int CHANNEL_DEPTH = 64;
 
@@ -172,9 +174,12 @@ public final class Main {
         }
     }
 
-    /** What /healthz says of the runner: whether it answers a ping and its own checks pass. */
+    /**
+     * What /healthz says of the runner: whether it answers a ping and its own checks pass. A report
+     * is reused for a while, but not past the start or end of the runner's connection.
+     */
     private static HealthProbe runnerHealth(RunnerLink runner) {
-        return new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
+        HealthProbe probe = new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
             RunnerLink.Health health = runner.ping(HEALTH_DEADLINE);
             switch (health) {
                 case RunnerLink.Health.Answered answered when answered.failed().isEmpty() -> { }
@@ -182,6 +187,8 @@ public final class Main {
                 case RunnerLink.Health.Unreachable unreachable -> throw new IOException(unreachable.why());
             }
         })), HEALTH_DEADLINE.plusSeconds(1), HEALTH_REUSE);
+        runner.onConnectionChange(probe::forget);
+        return probe;
     }
 
     /**
@@ -259,7 +266,7 @@ public final class Main {
                     said = true;
                 }
             }
-            sleep(Duration.ofMillis(100));
+            sleep(TICKET_POLL);
         }
     }
 

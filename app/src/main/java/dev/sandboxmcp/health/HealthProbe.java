@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  * again until it returns; every probe meanwhile reports it as failing. A failure is logged as a
  * warning once its check has passed, or after {@link #STARTING}; before that it is what a part
  * coming up looks like (the runner connects after the server starts), logged at INFO.
+ * {@link #forget} drops the report at once when what it describes is known to have changed (the
+ * runner's connection began or ended): the next probe runs a new round.
  */
 public final class HealthProbe {
 
@@ -63,6 +65,8 @@ public final class HealthProbe {
     private CompletableFuture<Report> round;
     private Report last;
     private long lastNanos;
+    /** Counts {@link #forget} calls: a round begun before one is not kept as the last report. */
+    private long generation;
 
     public HealthProbe(List<Check> checks, Duration deadline, Duration reuse) {
         this.checks = List.copyOf(checks);
@@ -80,10 +84,13 @@ public final class HealthProbe {
             }
             current = round;
             if (current == null) {
-                current = CompletableFuture.supplyAsync(this::runChecks,
+                CompletableFuture<Report> started = CompletableFuture.supplyAsync(this::runChecks,
                         task -> Thread.ofPlatform().name("health-round").daemon().start(task));
-                round = current;
-                current.whenComplete((report, error) -> finished(report != null ? report : new Report(List.of("probe"))));
+                long of = generation;
+                round = started;
+                started.whenComplete((report, error) -> finished(started, of,
+                        report != null ? report : new Report(List.of("probe"))));
+                current = started;
             }
         }
         try {
@@ -99,9 +106,24 @@ public final class HealthProbe {
         }
     }
 
-    private synchronized void finished(Report report) {
-        last = report;
-        lastNanos = System.nanoTime();
+    private synchronized void finished(CompletableFuture<Report> done, long of, Report report) {
+        if (round == done) {
+            round = null;
+        }
+        if (of == generation) {
+            last = report;
+            lastNanos = System.nanoTime();
+        }
+    }
+
+    /**
+     * Forgets the last report and any round in progress: what they describe has changed (the
+     * runner's connection began or ended), so the next probe runs a new round instead of reusing
+     * one for up to {@code reuse}. Probes already waiting for a round still get its answer.
+     */
+    public synchronized void forget() {
+        generation++;
+        last = null;
         round = null;
     }
 
@@ -109,7 +131,8 @@ public final class HealthProbe {
         Map<String, CompletableFuture<Void>> running = new LinkedHashMap<>();
         for (Check check : checks) {
             // A check still running from an earlier round is not started again: it stays failing.
-            running.put(check.name(), inFlight.computeIfAbsent(check.name(), name -> start(check)));
+            running.put(check.name(), inFlight.compute(check.name(),
+                    (name, earlier) -> earlier == null || earlier.isDone() ? start(check) : earlier));
         }
         running.forEach((name, future) -> future.whenComplete((ok, error) -> inFlight.remove(name, future)));
         long end = System.nanoTime() + deadline.toNanos();

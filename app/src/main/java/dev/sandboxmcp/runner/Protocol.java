@@ -364,12 +364,87 @@ final class Protocol {
         }
     }
 
-    /** Checks that {@code message}, as encoded, would be accepted within {@code bounds}: what the receiver will do. */
-    static void check(byte[] encoded, Sender sender, Phase phase, Bounds bounds, JsonFactory factory) throws Violation {
-        if (encoded.length - 1 > bounds.lineBytes()) {
-            throw new Violation("a message of " + (encoded.length - 1) + " bytes, over the bound of " + bounds.lineBytes());
+    /**
+     * {@code call} as one line, refused here when the runner, reading within {@code bounds}, would
+     * refuse it (and break the connection of every call): its arguments are counted as a parser
+     * counts them (tokens, nesting, the length of each string, key and number) before they are
+     * written, and the line's bytes after, so that no call is parsed again to be checked.
+     */
+    static byte[] encode(Call call, Bounds bounds) throws Violation {
+        if (call.tool().length() > NAME_CHARS) {
+            throw new Violation("a tool name longer than " + NAME_CHARS + " characters");
         }
-        decode(encoded, encoded.length - 1, sender, phase, factory);
+        new Tally(bounds, CALL_TOKENS).value(call.arguments(), CALL_DEPTH);
+        byte[] line = encode(call);
+        if (line.length - 1 > bounds.lineBytes()) {
+            throw new Violation("a message of " + (line.length - 1) + " bytes, over the bound of " + bounds.lineBytes());
+        }
+        return line;
+    }
+
+    /** A call's own tokens around its arguments: its braces, the names kind, id, tool and arguments, and three values. */
+    static final int CALL_TOKENS = 9;
+    /** The nesting of a call's arguments object: inside the message's own. */
+    private static final int CALL_DEPTH = 2;
+
+    /** What a parser within {@link Bounds} counts of a value made of maps, lists, strings, numbers, booleans and nulls. */
+    private static final class Tally {
+        private final Bounds bounds;
+        private long tokens;
+
+        /** {@code tokens}: those counted already, around the value. */
+        Tally(Bounds bounds, long tokens) {
+            this.bounds = bounds;
+            this.tokens = tokens;
+        }
+
+        void value(Object value, int depth) throws Violation {
+            tokens++;
+            switch (value) {
+                case Map<?, ?> map -> {
+                    nested(depth);
+                    for (Map.Entry<?, ?> entry : map.entrySet()) {
+                        tokens++;
+                        String name = String.valueOf(entry.getKey());
+                        if (name.length() > Bounds.NAME_CHARS) {
+                            throw new Violation("a key longer than " + Bounds.NAME_CHARS + " characters");
+                        }
+                        value(entry.getValue(), depth + 1);
+                    }
+                    tokens++;
+                }
+                case List<?> list -> {
+                    nested(depth);
+                    for (Object item : list) {
+                        value(item, depth + 1);
+                    }
+                    tokens++;
+                }
+                case String string when string.length() > bounds.stringChars() -> throw new Violation("a string of "
+                        + string.length() + " characters, over the bound of " + bounds.stringChars());
+                case BigInteger number -> digits(number.toString());
+                case BigDecimal number -> digits(number.toString());
+                default -> {
+                    // a short string, a boolean, null, or a number of at most 24 characters
+                }
+            }
+            if (tokens > bounds.tokens()) {
+                throw new Violation("more than " + bounds.tokens() + " JSON tokens");
+            }
+        }
+
+        private void nested(int depth) throws Violation {
+            if (depth > bounds.depth()) {
+                throw new Violation("nesting deeper than " + bounds.depth());
+            }
+        }
+
+        private static void digits(String number) throws Violation {
+            if (number.length() > Bounds.NUMBER_CHARS) {
+                throw new Violation("a number of " + number.length() + " characters, over the bound of "
+                        + Bounds.NUMBER_CHARS);
+            }
+        }
     }
 
     // ---- the fields of one message, read with their checks ----

@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.core.json.JsonFactory;
 
 /**
  * The server's end of the channel: carries every call over the one connection of the runner
@@ -33,11 +32,11 @@ public final class RunnerLink implements ToolExecutor {
     private static final Logger LOG = LoggerFactory.getLogger(RunnerLink.class);
 
     private final Bounds runnerReads;
-    private final JsonFactory runnerFactory;
     private final BiFunction<String, Map<String, Object>, Duration> deadlines;
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private volatile Peer peer;
+    private volatile Runnable onConnectionChange = () -> { };
 
     /** What the runner's own health checks found: the names of those that failed. */
     public sealed interface Health {
@@ -66,7 +65,6 @@ public final class RunnerLink implements ToolExecutor {
      */
     public RunnerLink(Bounds runnerReads, BiFunction<String, Map<String, Object>, Duration> deadlines) {
         this.runnerReads = runnerReads;
-        this.runnerFactory = runnerReads.factory();
         this.deadlines = deadlines;
     }
 
@@ -76,6 +74,14 @@ public final class RunnerLink implements ToolExecutor {
         return current != null && !current.closed();
     }
 
+    /**
+     * Runs {@code action} each time a runner's connection begins, and each time one ends (before
+     * its calls in flight are failed): what was known of the runner before (its health) is stale.
+     */
+    public void onConnectionChange(Runnable action) {
+        onConnectionChange = action;
+    }
+
     /** Carries calls over {@code proven} from now on, reading its messages on this thread until it ends. */
     void serve(Peer proven) {
         Peer before = peer;
@@ -83,6 +89,7 @@ public final class RunnerLink implements ToolExecutor {
         if (before != null) {
             before.close();
         }
+        onConnectionChange.run();
         String why;
         try {
             while (true) {
@@ -103,6 +110,7 @@ public final class RunnerLink implements ToolExecutor {
             peer = null;
         }
         proven.close();
+        onConnectionChange.run();
         for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
             if (entry.getValue().peer() == proven && pending.remove(entry.getKey(), entry.getValue())) {
                 entry.getValue().answer().completeExceptionally(new Unanswered(why));
@@ -143,8 +151,7 @@ public final class RunnerLink implements ToolExecutor {
         long id = ids.incrementAndGet();
         byte[] line;
         try {
-            line = Protocol.encode(new Protocol.Call(id, tool, arguments));
-            Protocol.check(line, Protocol.Sender.SERVER, Protocol.Phase.ESTABLISHED, runnerReads, runnerFactory);
+            line = Protocol.encode(new Protocol.Call(id, tool, arguments), runnerReads);
         } catch (Protocol.Violation | IllegalArgumentException e) {
             return ToolResponse.failure(null, "the call's arguments are too large for the runner (" + e.getMessage()
                     + "); send less in one call");

@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * lock on {@value #LOCK} (the runner holds a read lock for its whole life), and only after that
  * lock has been free for {@code grace}: by then the container of a runner that died is gone, with
  * every command it started (its init exits with the runner, and the kernel kills the rest of its
- * PID namespace). It rotates the secret as it publishes, and deletes the ticket the moment a
+ * PID namespace). On a new channel volume (no {@value #LOCK} yet, which only the server creates)
+ * there is no grace: no ticket was ever published there, so no runner ever had a secret from it,
+ * and no command of one can exist. It rotates the secret as it publishes, and deletes the ticket the moment a
  * runner proves itself with it, before that runner is sent any call, so no command ever exists
  * while the ticket does. Alongside, {@value #STATE} tells the runner's Docker health check what
  * the server last heard from it.
@@ -42,16 +45,20 @@ public final class TicketOffice implements AutoCloseable {
     private final Supplier<String> health;
     private final Thread clerk;
     private long lockFreeSince = -1;
+    /** No runner has ever had a secret from this volume: the first ticket needs no grace. */
+    private boolean newVolume;
     private volatile boolean published;
     private long lastState;
     private volatile boolean closed;
 
-    private TicketOffice(Path directory, ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health) {
+    private TicketOffice(Path directory, ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health,
+            boolean newVolume) {
         this.directory = directory;
         this.listener = listener;
         this.link = link;
         this.grace = grace;
         this.health = health;
+        this.newVolume = newVolume;
         this.clerk = Thread.ofPlatform().name("channel-tickets").daemon().unstarted(this::run);
     }
 
@@ -64,10 +71,11 @@ public final class TicketOffice implements AutoCloseable {
         Path directory = listener.socket().toAbsolutePath().getParent();
         Files.deleteIfExists(directory.resolve(TICKET));
         Path lock = directory.resolve(LOCK);
-        if (!Files.exists(lock)) {
+        boolean newVolume = !Files.exists(lock);
+        if (newVolume) {
             Files.createFile(lock, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
         }
-        TicketOffice office = new TicketOffice(directory, listener, link, grace, health);
+        TicketOffice office = new TicketOffice(directory, listener, link, grace, health, newVolume);
         listener.onProven(office::proven);
         office.clerk.start();
         return office;
@@ -82,6 +90,7 @@ public final class TicketOffice implements AutoCloseable {
         }
         published = false;
         lockFreeSince = -1;
+        newVolume = false;
     }
 
     private void run() {
@@ -113,7 +122,7 @@ public final class TicketOffice implements AutoCloseable {
         if (lockFreeSince < 0) {
             lockFreeSince = now;
         }
-        if (now - lockFreeSince >= grace.toNanos()) {
+        if (newVolume || now - lockFreeSince >= grace.toNanos()) {
             Secret secret = listener.rotate();
             Path temporary = directory.resolve(TICKET + ".new");
             Files.deleteIfExists(temporary);
@@ -122,7 +131,9 @@ public final class TicketOffice implements AutoCloseable {
             Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
             Files.move(temporary, directory.resolve(TICKET), StandardCopyOption.ATOMIC_MOVE);
             published = true;
-            LOG.info("no runner for {} ms: published a ticket for the next one", grace.toMillis());
+            LOG.info(newVolume ? "a new channel volume: published a ticket for the first runner"
+                    : "no runner for " + TimeUnit.NANOSECONDS.toMillis(now - lockFreeSince)
+                            + " ms: published a ticket for the next one");
         }
     }
 

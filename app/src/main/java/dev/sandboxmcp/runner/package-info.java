@@ -37,9 +37,9 @@
  * (the server reads at most {@code Main.maxReplyBytes} of a runner's line, the runner at most a
  * request body and 64 KiB of the server's; a hello at most 1 KiB), nesting depth (64), tokens (32
  * per listing entry at the cap, plus 64 Ki) and string length; arguments and structured results
- * pass through as trees built within those bounds. The server checks a call against the runner's
- * bounds before sending it, so a token holder's oversized call is a tool error, never a broken
- * connection. A violation from the runner closes its connection and fails its calls in flight;
+ * pass through as trees built within those bounds. The server holds a call to the runner's
+ * bounds as it encodes it (counting what the runner's parser would count, not parsing it again),
+ * so a token holder's oversized call is a tool error, never a broken connection. A violation from the runner closes its connection and fails its calls in flight;
  * answers to ids nothing waits for (after a deadline or cancel) are dropped. A welcome is read
  * within 16 KiB.
  *
@@ -57,8 +57,9 @@
  * through a runner that proved itself): in the containers as a one-time ticket file that
  * {@code TicketOffice} publishes only while no runner is connected and the runner's lock
  * ({@code runner.lock}, a read lock the runner holds for its life; a read-only open is enough)
- * has been free for 1.5 s ({@code Main.TICKET_GRACE}), and deletes the moment a runner proves
- * itself, before that runner's first call; as the server's child (ChildRunner) as the first line
+ * has been free for 1.5 s ({@code Main.TICKET_GRACE}; on a new channel volume, where no runner
+ * ever had a secret, at once), and deletes the moment a runner proves itself, before that
+ * runner's first call; as the server's child (ChildRunner) as the first line
  * of its standard input, a pipe no command inherits (commands get only descriptors 0-2 of their
  * own). The runner is non-dumpable before it reads the secret, so no command (its user) can read
  * its memory or environment; the secret is in no file a command can open, no environment and no
@@ -66,7 +67,7 @@
  * rotates it.
  *
  * <h2>The attacks, from a command's side (tested: {@code ChannelTakeoverTest} in tests/e2e,
- * {@code ChannelTest}, {@code HostileRunnerOverHttpTest})</h2>
+ * {@code ChannelTest}, {@code TicketOfficeTest}, {@code HostileRunnerOverHttpTest})</h2>
  * <ul>
  * <li>Rename, delete, replace or shadow the socket, or plant a ticket: the volume is read-only
  *     in the runner's container (EROFS).</li>
@@ -79,8 +80,8 @@
  *     command line or environment holds it.</li>
  * <li>Kill the runner (same user), then read the next ticket: the runner's container ends with
  *     it (its init exits, the kernel kills every process of the PID namespace), and the ticket is
- *     only published after the runner's lock has been free for 1.5 s, so no command of the dead
- *     runner is left to read it. A command that takes the lock itself only delays the next
+ *     only published after the runner's lock has been free for 1.5 s ({@code TicketOfficeTest}),
+ *     so no command of the dead runner is left to read it. A command that takes the lock itself only delays the next
  *     ticket while it lives, and it dies with the container.</li>
  * <li>Restart the server (or outlive it) while the runner and its commands live: the new server
  *     has a new secret and publishes no ticket while the lock is held; the runner's reconnect is

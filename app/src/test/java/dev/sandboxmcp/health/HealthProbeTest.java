@@ -89,4 +89,45 @@ class HealthProbeTest {
         assertThat(probe.report().healthy()).isTrue();
         assertThat(rounds).as("the healthy report is kept for the whole reuse").hasValue(2);
     }
+
+    @Test
+    void aForgottenReportIsNotReusedNorIsTheRoundInProgressKept() throws Exception {
+        AtomicInteger rounds = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean up = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        HealthProbe probe = new HealthProbe(List.of(new HealthProbe.Check("runner", () -> {
+            rounds.incrementAndGet();
+            if (hold.getAndSet(false)) {
+                entered.countDown();
+                release.await();
+            }
+            if (!up.get()) {
+                throw new IOException("not connected");
+            }
+        })), DEADLINE.multipliedBy(10), Duration.ofMinutes(1));
+        assertThat(probe.report().healthy()).isTrue();
+        up.set(false);
+        assertThat(probe.report().healthy()).as("reused for the minute").isTrue();
+        probe.forget();
+        assertThat(probe.report().failed()).as("after forget, a new round").containsExactly("runner");
+        assertThat(rounds).hasValue(2);
+
+        // A round that began before a forget answers its own probes but is not kept.
+        up.set(true);
+        Thread.sleep(HealthProbe.FAILED_REUSE.toMillis() + 100);
+        hold.set(true);
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<HealthProbe.Report> before = pool.submit(probe::report);
+            assertThat(entered.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            probe.forget();
+            release.countDown();
+            assertThat(before.get().healthy()).isTrue();
+        }
+        assertThat(rounds).hasValue(3);
+        up.set(false);
+        assertThat(probe.report().failed()).containsExactly("runner");
+        assertThat(rounds).hasValue(4);
+    }
 }

@@ -173,6 +173,41 @@ class HostileRunnerOverHttpTest {
         assertThat(audit.getFirst()).containsEntry("error_chars", forgedText.length());
     }
 
+    /**
+     * The server's report of the runner follows its connection: a runner that answered a ping a
+     * moment ago and then went away is "failing" at the next /healthz, not after the report's reuse.
+     */
+    @Test
+    void healthzSaysTheRunnerIsNotOkRightAfterItsConnectionEnds() throws Exception {
+        Path socket = dir.resolve("channel").resolve("runner.sock");
+        Path log = dir.resolve("server.log");
+        int port = ServerProcessTest.freePort();
+        Process server = startServer(socket, port, log);
+        try {
+            try (HostileRunner runner = new HostileRunner(socket, (kind, id, out) ->
+                    HostileRunner.writeLine(out, "{\"kind\":\"pong\",\"id\":" + id + ",\"failed\":[]}"))) {
+                awaitHealthz(port, server, log);
+                runner.awaitConnected();
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (!healthzBody(port).contains("\"runner\":\"ok\"") && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+                assertThat(healthzBody(port)).contains("\"runner\":\"ok\"");
+            } // the stand-in closes its connection and does not come back
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!Files.readString(log).contains("the runner's connection ended") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(Files.readString(log)).contains("the runner's connection ended");
+            assertThat(healthzBody(port)).as("the first /healthz after the server saw the connection end")
+                    .contains("\"runner\":\"failing\"");
+        } finally {
+            server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+            server.destroyForcibly();
+        }
+    }
+
     private static String errorText(String body) {
         int at = body.indexOf("\"text\":\"");
         return at < 0 ? body.substring(0, Math.min(200, body.length()))
@@ -198,6 +233,11 @@ class HostileRunnerOverHttpTest {
     private int healthz(int port) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private String healthzBody(int port) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private String callTool(int port, String tool, String arguments) throws Exception {

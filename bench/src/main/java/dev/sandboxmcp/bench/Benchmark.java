@@ -19,11 +19,16 @@ import java.util.function.Supplier;
 
 /**
  * {@code make bench}: our server and the reference Node server measured side by side in one run
- * on this machine. Prints one Markdown report and writes it to BENCHMARKS.md.
+ * on this machine. Prints one Markdown report and writes it to BENCHMARKS.md, above the file's
+ * hand-written part ({@link #HAND_WRITTEN} and what follows it), which it keeps.
  */
 public final class Benchmark {
 
     static final int[] CLIENTS = {1, 8, 32};
+    /** The directory list_directory reads in the side-by-side table: a small one, as most are. */
+    static final int SMALL_DIRECTORY_FILES = 10;
+    /** Ours at most this fraction of the reference's echo (p50, plain client, one client). */
+    static final double TARGET_RATIO_TO_ECHO = 0.7;
     static final String BASE = "/mcp-sandbox";
 
     private final Path root;
@@ -46,23 +51,34 @@ public final class Benchmark {
 
     private static final String READ_4K = "read_file 4 KiB";
     private static final String RUN_TRUE = "run_command true";
+    private static final String LIST_SMALL = "list_directory, " + SMALL_DIRECTORY_FILES + " files";
     private static final CallToolRequest READ_4K_CALL = new CallToolRequest("read_file", Map.of("path", "file-4k.txt"));
     private static final CallToolRequest RUN_TRUE_CALL = new CallToolRequest("run_command", Map.of("command", "true"));
     private static final String READ_4K_JSON = toolCall("read_file", "{\"path\":\"file-4k.txt\"}");
     private static final String RUN_TRUE_JSON = toolCall("run_command", "{\"command\":\"true\"}");
+    private static final String LIST_SMALL_JSON = toolCall("list_directory", "{\"path\":\"small\"}");
 
     /** Round trips by transport, call and clients ({@code "SSE/read_file 4 KiB/8"}), and the RSS under the heaviest load. */
     private record SdkFigures(Map<String, LoadRun.Stats> stats, double loadRssMib) {
     }
 
-    /** The reference Node server: its start, its idle RSS, and ours/theirs calls/s by client kind and count. */
-    private record NodeFigures(long startMillis, double idleRssMib, Map<String, Double> throughputRatio) {
+    /**
+     * The reference Node server: its start, its idle RSS, ours/theirs calls/s by client kind and
+     * count, and ours/theirs p50 of the plain client, one client, by our call.
+     */
+    private record NodeFigures(long startMillis, double idleRssMib, Map<String, Double> throughputRatio,
+            Map<String, Double> latencyRatio) {
     }
 
     private void run() throws Exception {
         Path temp = Files.createTempDirectory("sandbox-mcp-bench-");
         Path workspace = Files.createDirectories(temp.resolve("workspace"));
         Files.writeString(workspace.resolve("file-4k.txt"), "0123456789abcdef".repeat(256));
+        Path small = Files.createDirectories(workspace.resolve("small"));
+        for (int i = 0; i < SMALL_DIRECTORY_FILES; i++) {
+            Files.writeString(small.resolve("file-" + i + ".txt"), "x".repeat(100 * i));
+        }
+        String handWritten = handWritten(root.resolve("BENCHMARKS.md"));
         header();
         try (OurJar jar = OurJar.start(root, workspace, temp.resolve("ours.log"))) {
             Thread.sleep(2_000);
@@ -70,13 +86,14 @@ public final class Benchmark {
             warmUp(jar);
             SdkFigures sdk = sdkRoundTrips(jar);
             Map<String, LoadRun.Stats> raw = rawRoundTrips(jar);
-            NodeFigures node = sideBySide(temp, sdk.stats(), raw);
+            NodeFigures node = sideBySide(temp, jar, sdk.stats(), raw);
             ContainerFigures container = containerFigures(jar.token());
             startUpAndMemory(jar, idleRss, sdk.loadRssMib(), node, container);
             targets(sdk.stats(), raw, node, container, idleRss);
         }
         report.append(Scaling.section(root, new long[] {1, 100, 1000}));
         report.append(Costs.section(root));
+        report.append(handWritten);
         System.out.print(report);
         Files.writeString(root.resolve("BENCHMARKS.md"), report.toString());
         System.out.println("\nwritten to " + root.resolve("BENCHMARKS.md"));
@@ -147,7 +164,7 @@ public final class Benchmark {
         return stats;
     }
 
-    private NodeFigures sideBySide(Path temp, Map<String, LoadRun.Stats> sdk, Map<String, LoadRun.Stats> raw)
+    private NodeFigures sideBySide(Path temp, OurJar ours, Map<String, LoadRun.Stats> sdk, Map<String, LoadRun.Stats> raw)
             throws Exception {
         int nodePort = Processes.freePort();
         long nodeStarted = System.nanoTime();
@@ -168,25 +185,33 @@ public final class Benchmark {
 
             line("## Side by side with the reference Node server (Streamable HTTP)");
             line("");
-            line("Ours: `read_file` of 4 KiB (jar); theirs: `@modelcontextprotocol/server-everything` "
+            line("Ours: `read_file` of 4 KiB and `list_directory` of a directory of " + SMALL_DIRECTORY_FILES + " files "
+                    + "(jar); theirs: `@modelcontextprotocol/server-everything` "
                     + packageVersion(root, "server-everything") + ", `echo` tool (it has no file tool), each client with its "
-                    + "own session as that server requires. Ratio below 1 means ours is faster (latency) and above 1 means "
+                    + "own session as that server requires; the `list_directory` row is measured right after theirs, and "
+                    + "compared with the same `echo` row. Ratio below 1 means ours is faster (latency) and above 1 means "
                     + "ours does more (calls/s).");
             line("");
-            line("| client | clients | ours p50 ms | theirs p50 ms | p50 ours/theirs | ours calls/s | theirs calls/s "
+            line("| client | ours | clients | ours p50 ms | theirs p50 ms | p50 ours/theirs | ours calls/s | theirs calls/s "
                     + "| calls/s ours/theirs |");
-            line("|---|---:|---:|---:|---:|---:|---:|---:|");
+            line("|---|---|---:|---:|---:|---:|---:|---:|---:|");
             Map<String, Double> throughputRatio = new HashMap<>();
+            Map<String, Double> latencyRatio = new HashMap<>();
             for (int clients : CLIENTS) {
-                compare("SDK Java", clients, sdk.get("Streamable HTTP/" + READ_4K + "/" + clients),
-                        LoadRun.run(nodeClient, echo, clients, warmup, measure), throughputRatio);
+                compare("SDK Java", READ_4K, clients, sdk.get("Streamable HTTP/" + READ_4K + "/" + clients),
+                        LoadRun.run(nodeClient, echo, clients, warmup, measure), throughputRatio, latencyRatio);
             }
+            LoadRun.Stats echoOne = null;
             for (int clients : CLIENTS) {
-                compare("plain HTTP", clients, raw.get(READ_4K + "/" + clients),
-                        RawRoundTrips.measure(nodeRaw, echoJson, clients, warmup, measure), throughputRatio);
+                LoadRun.Stats theirs = RawRoundTrips.measure(nodeRaw, echoJson, clients, warmup, measure);
+                echoOne = clients == 1 ? theirs : echoOne;
+                compare("plain HTTP", READ_4K, clients, raw.get(READ_4K + "/" + clients), theirs, throughputRatio,
+                        latencyRatio);
             }
+            compare("plain HTTP", LIST_SMALL, 1, RawRoundTrips.measure(new RawRoundTrips.Target(ours.mcpUrl(), ours.token(),
+                    false), LIST_SMALL_JSON, 1, warmup, measure), echoOne, throughputRatio, latencyRatio);
             line("");
-            return new NodeFigures(nodeStart, nodeIdleRss, throughputRatio);
+            return new NodeFigures(nodeStart, nodeIdleRss, throughputRatio, latencyRatio);
         } finally {
             node.destroy();
         }
@@ -232,6 +257,11 @@ public final class Benchmark {
                 rawRead.p50Millis() <= 1.0);
         target("throughput at 8 clients at least 2x the Node reference", fmt(ratio8) + "x plain clients, "
                 + fmt(node.throughputRatio().get("SDK Java/8")) + "x SDK client", ratio8 >= 2.0);
+        for (String call : List.of(READ_4K, LIST_SMALL)) {
+            double ratio = node.latencyRatio().get("plain HTTP/" + call);
+            target(call + " p50 at most " + TARGET_RATIO_TO_ECHO + "x the Node reference's `echo` (plain client, 1 client)",
+                    fmt(ratio) + "x", ratio <= TARGET_RATIO_TO_ECHO);
+        }
         double runP50 = container.runStats() != null ? container.runStats().p50Millis() : rawRun.p50Millis();
         target("run_command true p50 at most 10 ms", (container.runStats() != null
                 ? fmt(container.runStats().p50Millis()) + " ms container, " : "no container, ")
@@ -307,14 +337,33 @@ public final class Benchmark {
         }
     }
 
-    private void compare(String client, int clients, LoadRun.Stats mine, LoadRun.Stats theirs,
-            Map<String, Double> throughputRatio) {
+    /** A row of the side-by-side table; the ratios are kept by client and count ({@code "plain HTTP/8"}, read_file) and by call (one client). */
+    private void compare(String client, String call, int clients, LoadRun.Stats mine, LoadRun.Stats theirs,
+            Map<String, Double> throughputRatio, Map<String, Double> latencyRatio) {
         double ratio = mine.callsPerSecond() / theirs.callsPerSecond();
-        throughputRatio.put(client + "/" + clients, ratio);
-        line(String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.2f |", client, clients,
-                mine.p50Millis(), theirs.p50Millis(), mine.p50Millis() / theirs.p50Millis(), mine.callsPerSecond(),
-                theirs.callsPerSecond(), ratio));
+        double latency = mine.p50Millis() / theirs.p50Millis();
+        if (call.equals(READ_4K)) {
+            throughputRatio.put(client + "/" + clients, ratio);
+        }
+        if (clients == 1) {
+            latencyRatio.put(client + "/" + call, latency);
+        }
+        line(String.format(Locale.ROOT, "| %s | %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.2f |", client, call, clients,
+                mine.p50Millis(), theirs.p50Millis(), latency, mine.callsPerSecond(), theirs.callsPerSecond(), ratio));
         System.out.println(report.substring(report.lastIndexOf("\n", report.length() - 2) + 1).strip());
+    }
+
+    /** Where the hand-written part of BENCHMARKS.md begins; {@code make bench} rewrites what is above it and keeps the rest. */
+    static final String HAND_WRITTEN = "<!-- Hand-written from here on: make bench keeps this line and everything below it. -->";
+
+    /** The hand-written part of {@code file}, from its marker on; empty when there is none. */
+    static String handWritten(Path file) throws java.io.IOException {
+        if (!Files.exists(file)) {
+            return "";
+        }
+        String text = Files.readString(file);
+        int at = text.indexOf(HAND_WRITTEN);
+        return at < 0 ? "" : text.substring(at);
     }
 
     /** The installed version of an npm package of the reference servers. */

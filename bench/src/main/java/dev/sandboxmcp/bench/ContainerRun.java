@@ -16,8 +16,9 @@ import java.util.List;
  */
 final class ContainerRun implements AutoCloseable {
 
-    static final String SERVER_IMAGE = "sandbox-mcp-server:local";
-    static final String RUNNER_IMAGE = "sandbox-mcp-runner:local";
+    /** The images measured; {@code -Dsandbox.server.image} and {@code -Dsandbox.runner.image} pick others, as in tests/e2e. */
+    static final String SERVER_IMAGE = System.getProperty("sandbox.server.image", "sandbox-mcp-server:local");
+    static final String RUNNER_IMAGE = System.getProperty("sandbox.runner.image", "sandbox-mcp-runner:local");
 
     final long startMillis;
     final double idleRssMib;
@@ -48,7 +49,6 @@ final class ContainerRun implements AutoCloseable {
         }
     }
 
-    /** Starts the container with a workspace holding {@code file-4k.txt}. */
     /** "server N MB, runner M MB (toolchains: ...)", as Docker counts them, or why not. */
     static String imageSizes() {
         try {
@@ -68,6 +68,7 @@ final class ContainerRun implements AutoCloseable {
         }
     }
 
+    /** Starts the pair with a workspace holding {@code file-4k.txt}. */
     static ContainerRun start(String token, String basePath) throws Exception {
         String name = "sandbox-mcp-bench-" + ProcessHandle.current().pid();
         Path workspace = Files.createTempDirectory("sandbox-mcp-bench-ws-");

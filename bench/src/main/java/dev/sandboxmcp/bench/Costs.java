@@ -18,8 +18,8 @@ import java.util.Map;
  * What a listing, an edit and a command start cost, side by side in one run with the reference
  * filesystem server (stdio) and, for a command, with the shell started directly (the floor):
  * a directory of 100,000 files, a tree of 100 x 1,000 files, one line edited in a 1 MiB file,
- * and {@code run_command true} next to {@code /bin/sh -lc true} and {@code /bin/sh -c true}
- * timed in the same loop. Part of {@code make bench}; runnable alone ({@code make bench-costs}).
+ * and {@code run_command true}, through HTTP and at the runner, next to {@code /bin/sh -lc true}
+ * and {@code /bin/sh -c true} timed in the same loop. Part of {@code make bench}; runnable alone ({@code make bench-costs}).
  */
 public final class Costs {
 
@@ -89,73 +89,79 @@ public final class Costs {
         return out.toString();
     }
 
-    /** {@code run_command true} (plain keep-alive HTTP client, one at a time) and the shell started here, interleaved. */
+    /**
+     * {@code run_command true} through HTTP (plain keep-alive client, one at a time) and at the
+     * runner (the server's end of the channel in this JVM, no HTTP), and the shell started here:
+     * four kinds in alternating blocks, so that each is timed on the same machine at the same time.
+     */
     private static void commandFloor(StringBuilder out, OurJar ours, Path workspace) throws Exception {
-        long[] command = new long[COMMANDS];
-        long[] login = new long[COMMANDS];
-        long[] plain = new long[COMMANDS];
-        try (PlainHttp http = new PlainHttp(ours.mcpUrl())) {
+        String call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                + "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":\"true\"}}}";
+        Map<String, Object> arguments = Map.of("command", "true");
+        long[][] took;
+        try (PlainHttp http = new PlainHttp(ours.mcpUrl()); AtRunner runner = AtRunner.start(workspace)) {
             Map<String, String> headers = Map.of("Authorization", "Bearer " + ours.token());
-            String call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
-                    + "\"params\":{\"name\":\"run_command\",\"arguments\":{\"command\":\"true\"}}}";
+            List<Timed> kinds = List.of(() -> {
+                PlainHttp.Response response = http.post(headers, call);
+                if (response.status() != 200 || !response.body().contains("\"exit_code\":0")) {
+                    throw new IllegalStateException("run_command true failed: " + response.body());
+                }
+            }, () -> runner.call("run_command", arguments), () -> shell(workspace, "-lc"), () -> shell(workspace, "-c"));
             // The JIT's warm-up: the command path runs through method handles (the native spawn) that
             // are slow until compiled.
             for (int i = 0; i < WARM_UP_COMMANDS; i++) {
-                http.post(headers, call);
+                kinds.get(0).run();
+                kinds.get(1).run();
             }
+            took = new long[kinds.size()][COMMANDS];
             // In blocks, each kind back to back, so that each is timed on a warm machine; blocks alternate.
             for (int block = -1; block < COMMANDS / BLOCK; block++) {
-                for (int i = 0; i < BLOCK; i++) {
-                    long started = System.nanoTime();
-                    PlainHttp.Response response = http.post(headers, call);
-                    long took = System.nanoTime() - started;
-                    if (response.status() != 200 || !response.body().contains("\"exit_code\":0")) {
-                        throw new IllegalStateException("run_command true failed: " + response.body());
-                    }
-                    if (block >= 0) {
-                        command[block * BLOCK + i] = took;
-                    }
-                }
-                for (int i = 0; i < BLOCK; i++) {
-                    long took = shell(workspace, "-lc");
-                    if (block >= 0) {
-                        login[block * BLOCK + i] = took;
-                    }
-                }
-                for (int i = 0; i < BLOCK; i++) {
-                    long took = shell(workspace, "-c");
-                    if (block >= 0) {
-                        plain[block * BLOCK + i] = took;
+                for (int kind = 0; kind < kinds.size(); kind++) {
+                    for (int i = 0; i < BLOCK; i++) {
+                        long started = System.nanoTime();
+                        kinds.get(kind).run();
+                        if (block >= 0) {
+                            took[kind][block * BLOCK + i] = System.nanoTime() - started;
+                        }
                     }
                 }
             }
         }
-        double commandP50 = p50(command);
-        double loginP50 = p50(login);
-        double above = commandP50 - loginP50;
-        out.append("`run_command true` (jar, one plain keep-alive HTTP/1.1 connection, the whole MCP call) "
-                + "and the shell started by "
-                + "this JVM's `ProcessBuilder`, ").append(COMMANDS).append(" of each in alternating blocks of ").append(BLOCK)
-                .append(" (after ").append(WARM_UP_COMMANDS)
-                .append(" calls and a block of each to warm up), this host's /bin/sh and /etc/profile:\n\n");
+        double http = p50(took[0]);
+        double atRunner = p50(took[1]);
+        double login = p50(took[2]);
+        out.append("`run_command true` through HTTP (jar, one plain keep-alive HTTP/1.1 connection, the whole MCP call) "
+                + "and at the runner (this JVM as the server's end of the channel, the runner its child: no HTTP, MCP or "
+                + "dispatcher), and the shell started by this JVM's `ProcessBuilder`, ").append(COMMANDS)
+                .append(" of each in alternating blocks of ").append(BLOCK).append(" (after ").append(WARM_UP_COMMANDS)
+                .append(" calls of each `run_command` and a block of each to warm up), this host's /bin/sh and /etc/profile:\n\n");
         out.append("| what | p50 ms | p90 ms |\n|---|---:|---:|\n");
-        out.append(String.format(Locale.ROOT, "| `run_command true` | %.2f | %.2f |%n", commandP50, p90(command)));
-        out.append(String.format(Locale.ROOT, "| `/bin/sh -lc true` | %.2f | %.2f |%n", loginP50, p90(login)));
-        out.append(String.format(Locale.ROOT, "| `/bin/sh -c true` | %.2f | %.2f |%n", p50(plain), p90(plain)));
+        out.append(String.format(Locale.ROOT, "| `run_command true`, HTTP | %.2f | %.2f |%n", http, p90(took[0])));
+        out.append(String.format(Locale.ROOT, "| `run_command true`, at the runner | %.2f | %.2f |%n", atRunner, p90(took[1])));
+        out.append(String.format(Locale.ROOT, "| `/bin/sh -lc true` | %.2f | %.2f |%n", login, p90(took[2])));
+        out.append(String.format(Locale.ROOT, "| `/bin/sh -c true` | %.2f | %.2f |%n", p50(took[3]), p90(took[3])));
         out.append(String.format(Locale.ROOT, "%nTarget: `run_command true` at most %.1f ms above `/bin/sh -lc true` (p50): "
-                        + "%.2f ms above, %s.%n%n", TARGET_COMMAND_ABOVE_SHELL_MS, above,
-                above <= TARGET_COMMAND_ABOVE_SHELL_MS ? "met" : "**missed**"));
+                        + "%.2f ms above through HTTP, %s; %.2f ms above at the runner, %s.%n%n",
+                TARGET_COMMAND_ABOVE_SHELL_MS, http - login, met(http - login), atRunner - login, met(atRunner - login)));
     }
 
-    private static long shell(Path workspace, String flags) throws Exception {
-        long started = System.nanoTime();
+    /** One timed call of the command floor. */
+    @FunctionalInterface
+    private interface Timed {
+        void run() throws Exception;
+    }
+
+    private static String met(double above) {
+        return above <= TARGET_COMMAND_ABOVE_SHELL_MS ? "met" : "**missed**";
+    }
+
+    private static void shell(Path workspace, String flags) throws Exception {
         Process process = new ProcessBuilder("/bin/sh", flags, "true").directory(workspace.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         process.getInputStream().readAllBytes();
         if (process.waitFor() != 0) {
             throw new IllegalStateException("/bin/sh " + flags + " true failed");
         }
-        return System.nanoTime() - started;
     }
 
     private static void row(StringBuilder out, String work, String oursTool, String theirTool, Timing mine, Timing other) {

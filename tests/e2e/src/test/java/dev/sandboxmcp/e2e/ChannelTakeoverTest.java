@@ -92,17 +92,26 @@ class ChannelTakeoverTest {
 
     /**
      * The secret of the runner's next start, read from the channel volume on the host while the
-     * server publishes it (about a second, until the new runner proves itself): what the search
-     * must not find.
+     * server publishes it (until the new runner proves itself): what the search must not find. On
+     * the way, the runner's health as /healthz reports it follows the channel: right after the
+     * runner's connection ends, the server answers and does not say the runner is ok.
      */
     private static String catchTicket(ComposeDeployment deployment) throws Exception {
         Commands.Result inspect = Commands.run(List.of("docker", "volume", "inspect", "-f", "{{.Mountpoint}}",
                 deployment.project + "_channel"), 30);
         assertThat(inspect.exitCode()).as(inspect.output()).isZero();
         Path ticket = Path.of(inspect.output().strip(), "ticket");
-        Commands.Result restart = Commands.run(List.of("docker", "restart", "-t", "10", deployment.runner), 60);
-        assertThat(restart.exitCode()).as(restart.output()).isZero();
+        assertThat(deployment.pairHealthy()).isTrue();
+        Commands.Result stop = Commands.run(List.of("docker", "stop", "-t", "10", deployment.runner), 60);
+        assertThat(stop.exitCode()).as(stop.output()).isZero();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!deployment.logs().contains("the runner's connection ended") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(deployment.health()).isEqualTo(200);
+        assertThat(deployment.pairHealthy()).as("/healthz right after the runner's connection ended").isFalse();
+        Commands.Result start = Commands.run(List.of("docker", "start", deployment.runner), 60);
+        assertThat(start.exitCode()).as(start.output()).isZero();
         String secret = null;
         while (secret == null && System.nanoTime() < deadline) {
             try {
@@ -112,13 +121,8 @@ class ChannelTakeoverTest {
             }
         }
         assertThat(secret).as("the ticket was published on the host's view of the volume").isNotNull().hasSize(64);
-        // The server deletes the ticket the moment the runner proves itself with it; /healthz alone may
-        // still show the round from before the restart for a few seconds (HEALTH_REUSE).
-        while (Files.exists(ticket) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(ticket).as("the ticket is gone once the runner proved itself").doesNotExist();
         deployment.awaitHealthy(Duration.ofSeconds(90));
+        assertThat(ticket).as("the ticket is gone once the runner proved itself").doesNotExist();
         return secret;
     }
 
