@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.exec.DiskFloorStop;
 import dev.sandboxmcp.exec.Ending;
 import dev.sandboxmcp.exec.Usage;
 import java.util.LinkedHashMap;
@@ -27,7 +28,8 @@ final class Endings {
                   }},
                 "oom_killed": {"type": "boolean", "description": "The out-of-memory killer ended it (the sandbox's \
             memory limit, memory_limit_bytes, was reached)."},
-                "memory_limit_bytes": {"type": ["integer", "null"]}""";
+                "memory_limit_bytes": {"type": ["integer", "null"]},
+            """ + DiskFloorText.PROPERTY;
 
     private Endings() {
     }
@@ -52,17 +54,22 @@ final class Endings {
         if (ending.cause() instanceof Ending.OutOfMemory(Long limit)) {
             structured.put("memory_limit_bytes", limit);
         }
+        if (ending.cause() instanceof DiskFloorStop stop) {
+            structured.put("disk_floor", DiskFloorText.structured(stop));
+        }
     }
 
     /**
      * Why it ended, when that is something other than itself, its deadline or a stop (which each
-     * tool words in its own headline): "killed by the out-of-memory killer (...)"; else null.
+     * tool words in its own headline): "killed by the out-of-memory killer (...)", "stopped: /workspace
+     * had ... free, below the ... floor; ..."; else null.
      */
     static String reason(Ending ending) {
         return switch (ending.cause()) {
             case Ending.OutOfMemory(Long limit) -> "killed by the out-of-memory killer ("
                     + (limit == null ? "the sandbox ran out of memory" : "the sandbox's memory limit is " + bytes(limit))
                     + "; every command and job shares it: use less memory at once, or stop a job that holds it)";
+            case DiskFloorStop stop -> DiskFloorText.stopped(stop);
             case Ending.Exited exited -> null;
             case Ending.TimedOut timedOut -> null;
             case Ending.Stopped stopped -> null;
