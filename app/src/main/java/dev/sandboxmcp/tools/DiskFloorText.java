@@ -51,17 +51,17 @@ final class DiskFloorText {
         if (!limits.diskFloorOn()) {
             return null;
         }
-        String bytes = size(limits.diskFloorBytes());
+        String bytes = Endings.bytes(limits.diskFloorBytes());
         String share = limits.diskFloorPercent() + " percent of the filesystem";
         return limits.diskFloorPercent() == 0 ? bytes
                 : limits.diskFloorBytes() == 0 ? share
                 : "the larger of " + bytes + " and " + share;
     }
 
-    /** The line a stopped command or job leads with. */
+    /** Why the floor stopped a command or job, as {@link Endings#reason} gives it. */
     static String stopped(DiskFloorStop stop) {
-        return "stopped: " + stop.path() + " had " + size(stop.freeBytes()) + " free, below the "
-                + size(stop.floorBytes()) + " floor; free space, then run it again";
+        return "stopped: " + stop.path() + " had " + Endings.bytes(stop.freeBytes()) + " free, below the "
+                + Endings.bytes(stop.floorBytes()) + " floor; free space, then run it again";
     }
 
     /**
@@ -70,9 +70,10 @@ final class DiskFloorText {
      */
     static String refused(DiskFloorStop stop, long bytes, String undone) {
         String where = stop.freeBytes() < stop.floorBytes()
-                ? stop.path() + " has " + size(stop.freeBytes()) + " free, below the " + size(stop.floorBytes()) + " floor"
-                : "writing " + size(bytes) + " would leave " + stop.path() + " with less than its "
-                        + size(stop.floorBytes()) + " floor free (it has " + size(stop.freeBytes()) + ")";
+                ? stop.path() + " has " + Endings.bytes(stop.freeBytes()) + " free, below the "
+                        + Endings.bytes(stop.floorBytes()) + " floor"
+                : "writing " + Endings.bytes(bytes) + " would leave " + stop.path() + " with less than its "
+                        + Endings.bytes(stop.floorBytes()) + " floor free (it has " + Endings.bytes(stop.freeBytes()) + ")";
         return "refused: " + where + "; nothing was " + undone + ". Free space (remove build outputs or caches you made), "
                 + "then try again";
     }
@@ -83,19 +84,5 @@ final class DiskFloorText {
         map.put("free_bytes", stop.freeBytes());
         map.put("floor_bytes", stop.floorBytes());
         return map;
-    }
-
-    /** {@code bytes} in the largest binary unit it fills, cut (never rounded up) to one decimal: 1.9 GiB, 2 GiB, 512 KiB. */
-    static String size(long bytes) {
-        String[] units = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-        int unit = 0;
-        while (unit < units.length - 1 && bytes >= 1L << (10 * (unit + 1))) {
-            unit++;
-        }
-        if (unit == 0) {
-            return bytes + " bytes";
-        }
-        long tenths = bytes * 10 >> (10 * unit);
-        return (tenths % 10 == 0 ? Long.toString(tenths / 10) : tenths / 10 + "." + tenths % 10) + " " + units[unit];
     }
 }

@@ -94,16 +94,20 @@ final class Endings {
         return String.format(Locale.ROOT, "%.2f s", micros / 1e6);
     }
 
-    /** Bytes in the largest binary unit that keeps a number of at least 1, to one decimal. */
+    /**
+     * {@code bytes} in the largest binary unit it fills, cut (never rounded up) to one decimal:
+     * 1.9 GiB, 2 GiB, 512 KiB; so that 1.99 GiB free never reads as the 2 GiB floor.
+     */
     static String bytes(long bytes) {
         String[] units = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-        double value = bytes;
         int unit = 0;
-        while (value >= 1024 && unit < units.length - 1) {
-            value /= 1024;
+        while (unit < units.length - 1 && bytes >= 1L << (10 * (unit + 1))) {
             unit++;
         }
-        return unit == 0 ? bytes + " bytes"
-                : String.format(Locale.ROOT, value == Math.floor(value) ? "%.0f %s" : "%.1f %s", value, units[unit]);
+        if (unit == 0) {
+            return bytes + " bytes";
+        }
+        long tenths = bytes * 10 >> (10 * unit);
+        return (tenths % 10 == 0 ? Long.toString(tenths / 10) : tenths / 10 + "." + tenths % 10) + " " + units[unit];
     }
 }

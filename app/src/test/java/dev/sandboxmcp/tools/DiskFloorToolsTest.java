@@ -148,10 +148,10 @@ class DiskFloorToolsTest {
 
     @Test
     void sizesAreCutNeverRoundedUp() {
-        assertThat(DiskFloorText.size((2L << 30) - 1)).isEqualTo("1.9 GiB");
-        assertThat(DiskFloorText.size(2L << 30)).isEqualTo("2 GiB");
-        assertThat(DiskFloorText.size(1536L << 20)).isEqualTo("1.5 GiB");
-        assertThat(DiskFloorText.size(512 * 1024)).isEqualTo("512 KiB");
-        assertThat(DiskFloorText.size(1023)).isEqualTo("1023 bytes");
+        assertThat(Endings.bytes((2L << 30) - 1)).isEqualTo("1.9 GiB");
+        assertThat(Endings.bytes(2L << 30)).isEqualTo("2 GiB");
+        assertThat(Endings.bytes(1536L << 20)).isEqualTo("1.5 GiB");
+        assertThat(Endings.bytes(512 * 1024)).isEqualTo("512 KiB");
+        assertThat(Endings.bytes(1023)).isEqualTo("1023 bytes");
     }
 }
