@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * Keeps commands and jobs from filling the filesystems they write (the workspace, the runner's
  * home; {@code /tmp} is a bounded tmpfs of its own): when one's free space falls below its
  * {@link DiskFloor}, the command or job writing to it is stopped, whole tree, before the disk is
- * full, and its result says why (its ending's cause is a {@link DiskFloorStop}). Nothing else is killed.
+ * full, and its result says why (its ending's cause is a {@link DiskFloorStop}). Nothing else
+ * is killed.
  *
  * <p><b>Free space</b> is polled with statvfs (a few microseconds), more often the nearer it is to
  * the floor: the next poll comes before a writer at {@link #FAST_WRITER_BYTES_PER_SECOND} could
@@ -164,10 +165,11 @@ public final class DiskFloorWatch implements AutoCloseable {
 
     /**
      * Below the floor: stops the {@link #writers} since {@code last} and returns the new counts.
-     * Cheapest first, since the writer goes on while we look (and a loaded machine makes a scan of all of /proc take up to a hundred
-     * milliseconds): the members {@code last} saw, read again; then each tree's descendants;
-     * only when neither shows the writer, /proc scanned for members that left their leader's line.
-     * After a kill, the counts it was found in are the new ones, so the next look comes as soon.
+     * Cheapest first, since the writer goes on while we look (and a loaded machine makes a scan
+     * of all of /proc take up to a hundred milliseconds): the members {@code last} saw, read
+     * again; then each tree's descendants; only when neither shows the writer, /proc scanned for
+     * members that left their leader's line. After a kill, the counts it was found in are the
+     * new ones, so the next look comes as soon.
      */
     private static Counts stopTheWriter(Counts last, Map<ProcessTree, RunningCommand> running, Filesystem filesystem,
             long free) {
