@@ -6,6 +6,8 @@ import dev.sandboxmcp.config.ConfigException;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.config.RunnerConfig;
 import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.exec.DiskFloor;
+import dev.sandboxmcp.exec.DiskFloorWatch;
 import dev.sandboxmcp.exec.IdleSweep;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.exec.Orphans;
@@ -31,6 +33,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -231,15 +234,29 @@ public final class Main {
             IdleSweep sweep) {
         CommandRunner commands = CommandRunner.under(limits, environment, sweep);
         JobManager jobs = JobManager.under(limits, environment, sweep);
+        DiskFloorWatch floor;
+        try {
+            floor = DiskFloorWatch.start(DiskFloor.of(limits), writable(workspace.root(), environment), commands, jobs);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the disk floor cannot measure the workspace's filesystem", e);
+        }
         HealthProbe health = new HealthProbe(List.of(
                 new HealthProbe.Check("workspace", () -> Files.readAttributes(workspace.root(), BasicFileAttributes.class)),
                 new HealthProbe.Check("commands", () -> commands.probe(workspace.root(), HEALTH_DEADLINE))),
                 HEALTH_DEADLINE, HEALTH_REUSE);
         var tools = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, jobs, limits));
         return new RunnerAgent.Service(tools, health, serverSends(limits), () -> {
+            floor.close();
             commands.close();
             jobs.close();
         });
+    }
+
+    /** What commands can write that the disk floor watches: the workspace, and their $HOME when it is a directory. */
+    private static List<Path> writable(Path workspace, Map<String, String> environment) {
+        String home = environment.get("HOME");
+        return home != null && home.startsWith("/") && Files.isDirectory(Path.of(home))
+                ? List.of(workspace, Path.of(home)) : List.of(workspace);
     }
 
     /** The secret line from the server, read byte by byte so that nothing after it is taken from the pipe. */

@@ -40,7 +40,7 @@ final class DeclaredLimits {
             return switch (limit.unit()) {
                 case SECONDS -> Duration.ofSeconds(number);
                 case MILLIS -> Duration.ofMillis(number);
-                case BYTES, COUNT -> Math.toIntExact(number);
+                case BYTES, MEBIBYTES, COUNT -> Math.toIntExact(number);
             };
         }
 
@@ -54,7 +54,7 @@ final class DeclaredLimits {
             return switch (limit.unit()) {
                 case SECONDS -> ((Duration) value).toSeconds();
                 case MILLIS -> ((Duration) value).toMillis();
-                case BYTES, COUNT -> (Integer) value;
+                case BYTES, MEBIBYTES, COUNT -> (Integer) value;
             };
         }
     }

@@ -15,8 +15,11 @@ import java.lang.annotation.Target;
 @Target(ElementType.RECORD_COMPONENT)
 @interface Limit {
 
-    /** What a number stands for: a duration ({@code Duration} component) or a size ({@code int} component). */
-    enum Unit { SECONDS, MILLIS, BYTES, COUNT }
+    /**
+     * What a number stands for: a duration ({@code Duration} component) or a size ({@code int}
+     * component; {@code MEBIBYTES} for one too large for an int of bytes).
+     */
+    enum Unit { SECONDS, MILLIS, BYTES, MEBIBYTES, COUNT }
 
     Unit unit();
 

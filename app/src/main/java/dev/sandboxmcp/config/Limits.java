@@ -2,6 +2,7 @@ package dev.sandboxmcp.config;
 
 import static dev.sandboxmcp.config.Limit.Unit.BYTES;
 import static dev.sandboxmcp.config.Limit.Unit.COUNT;
+import static dev.sandboxmcp.config.Limit.Unit.MEBIBYTES;
 import static dev.sandboxmcp.config.Limit.Unit.MILLIS;
 import static dev.sandboxmcp.config.Limit.Unit.SECONDS;
 
@@ -98,7 +99,16 @@ public record Limits(
         int diffChars,
         @Limit(unit = BYTES, byDefault = 64 * 1024, doc = "bytes one job_input call may write to a job's stdin (a pipe "
                 + "holds 64 KiB unread; more goes in several calls)")
-        int jobInputBytes) {
+        int jobInputBytes,
+        @Limit(variable = "MCP_DISK_FLOOR_MIB", unit = MEBIBYTES, byDefault = 2048, min = 0, max = 1 << 24,
+                doc = "the disk floor: free space the workspace's and the runner's home's filesystems keep, at least "
+                + "this many MiB...")
+        int diskFloorMiB,
+        @Limit(variable = "MCP_DISK_FLOOR_PERCENT", unit = COUNT, byDefault = 5, min = 0, max = 50,
+                doc = "...or this share of each filesystem's size, in percent, whichever is larger. Below it the command "
+                + "or job writing is stopped and `write_file`/`edit_file` refuse ([tools.md](tools.md)); both 0 turn the "
+                + "floor off")
+        int diskFloorPercent) {
 
     /**
      * The longest command line a shell can be handed, in bytes, its terminating NUL included: the
@@ -132,6 +142,16 @@ public record Limits(
     /** Background jobs remembered, running or finished (the oldest finished one is forgotten first). */
     public int keptJobs() {
         return maxJobs * 4;
+    }
+
+    /** The disk floor's fixed part, in bytes. */
+    public long diskFloorBytes() {
+        return (long) diskFloorMiB << 20;
+    }
+
+    /** Whether there is a disk floor at all. */
+    public boolean diskFloorOn() {
+        return diskFloorMiB > 0 || diskFloorPercent > 0;
     }
 
     /** How long a request body of {@code bytes} may take to arrive, from the end of the request's head. */

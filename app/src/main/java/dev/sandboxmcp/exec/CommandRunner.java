@@ -151,6 +151,11 @@ public final class CommandRunner implements AutoCloseable {
         }
     }
 
+    /** The commands running now, those handed over to a job included: what the disk floor watches. */
+    Set<RunningCommand> running() {
+        return Set.copyOf(running);
+    }
+
     /** Number of commands running now. */
     public int runningCount() {
         return running.size();

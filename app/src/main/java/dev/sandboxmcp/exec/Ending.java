@@ -11,7 +11,7 @@ package dev.sandboxmcp.exec;
 public record Ending(int exitCode, long durationMillis, Usage usage, Cause cause) {
 
     /** What ended a command: itself, or the runner, and why. */
-    public sealed interface Cause permits Exited, TimedOut, Stopped, OutOfMemory {
+    public sealed interface Cause permits Exited, TimedOut, Stopped, OutOfMemory, DiskFloorStop {
     }
 
     /** It exited by itself (whatever its status). */

@@ -12,7 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -40,6 +42,8 @@ public final class JobManager implements AutoCloseable {
     private final int maxKeptOutputs;
     private final Map<String, Kept> kept = new LinkedHashMap<>();
     private final IdleSweep sweep;
+    /** The started jobs not yet ended, readable without this lock, which a start holds while it spawns. */
+    private final Set<RunningCommand> startedRunning = ConcurrentHashMap.newKeySet();
     private boolean closed;
 
     public JobManager(Map<String, String> environment, int logCapacity, Duration killGrace, int maxRunning, int maxKept) {
@@ -130,6 +134,8 @@ public final class JobManager implements AutoCloseable {
                 } catch (InterruptedException | RuntimeException e) {
                     running.abandon();
                     ending.completeExceptionally(e);
+                } finally {
+                    startedRunning.remove(running);
                 }
             });
         }
@@ -160,6 +166,7 @@ public final class JobManager implements AutoCloseable {
                 openStdin ? new RunningCommand.Stdin.Open() : new RunningCommand.Stdin.AtEnd(),
                 new OutputLog(logCapacity), null, null, killGrace, sweep::end);
         Entry entry = new Entry(newId("job-"), command, cwdLabel, started, false);
+        startedRunning.add(started);
         jobs.put(entry.id, entry);
         entry.watch();
         return entry.snapshot();
@@ -279,6 +286,15 @@ public final class JobManager implements AutoCloseable {
             }
         }
         return Optional.of(entry.snapshot());
+    }
+
+    /**
+     * The started jobs running now (handed-over commands are {@link CommandRunner#running}'s):
+     * what the disk floor watches, without waiting for a start (hundreds of milliseconds on a
+     * loaded machine).
+     */
+    Set<RunningCommand> running() {
+        return Set.copyOf(startedRunning);
     }
 
     public synchronized List<Job> list() {

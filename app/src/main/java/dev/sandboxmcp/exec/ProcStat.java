@@ -28,13 +28,17 @@ record ProcStat(char state, long ppid, long session, long startTicks) {
 
     /** Reads the stat of {@code pid} into {@code buffer}; null when the process is gone or unreadable. */
     static ProcStat read(long pid, byte[] buffer) {
-        int length;
-        try (FileInputStream in = new FileInputStream("/proc/" + pid + "/stat")) {
-            length = in.readNBytes(buffer, 0, buffer.length);
+        int length = readInto(pid, "stat", buffer);
+        return length < 0 ? null : parse(buffer, length);
+    }
+
+    /** Reads {@code /proc/<pid>/<file>} into {@code buffer}: its length, or -1 when the process is gone or unreadable. */
+    static int readInto(long pid, String file, byte[] buffer) {
+        try (FileInputStream in = new FileInputStream("/proc/" + pid + "/" + file)) {
+            return in.readNBytes(buffer, 0, buffer.length);
         } catch (IOException gone) {
-            return null;
+            return -1;
         }
-        return parse(buffer, length);
     }
 
     /** Parses a stat line; the command name may hold spaces and parentheses, so fields start after the last ')'. */

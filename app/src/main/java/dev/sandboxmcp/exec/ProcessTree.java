@@ -5,7 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -81,7 +84,42 @@ final class ProcessTree {
     }
 
     private boolean belongs(long pid, byte[] buffer) {
-        ProcStat stat = ProcStat.read(pid, buffer);
+        return owns(pid, ProcStat.read(pid, buffer));
+    }
+
+    /**
+     * The leader and its descendants, followed down {@code /proc/<pid>/task/<tid>/children}: a
+     * few reads, against a scan of all of /proc, but blind to what left the leader's line (an
+     * orphan goes to the subreaper, the runner); empty once the leader is gone.
+     */
+    List<Long> descendants() {
+        List<Long> found = new ArrayList<>();
+        ArrayDeque<Long> next = new ArrayDeque<>(List.of(sessionId));
+        while (!next.isEmpty() && found.size() < 4096) {
+            long pid = next.poll();
+            String[] tasks = PROC.resolve(Long.toString(pid)).resolve("task").toFile().list();
+            if (tasks == null) {
+                continue; // gone
+            }
+            found.add(pid);
+            for (String task : tasks) {
+                try {
+                    for (String child : Files.readString(PROC.resolve(pid + "/task/" + task + "/children")).split(" ")) {
+                        long childPid = pidOf(child.strip());
+                        if (childPid > 0) {
+                            next.add(childPid);
+                        }
+                    }
+                } catch (IOException gone) {
+                    // the thread or the process ended meanwhile
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Whether {@code pid}, whose stat is {@code stat} (null when unreadable), is a live member. */
+    boolean owns(long pid, ProcStat stat) {
         if (stat == null || stat.state() == 'Z' || stat.state() == 'X') {
             return false;
         }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -201,6 +202,23 @@ public final class RunningCommand implements CommandOutcome {
         killedFor(why);
         tree.terminate(killGrace);
         sweepLater();
+    }
+
+    /**
+     * As {@link #kill(Ending.Cause)} with no grace, for a command filling the disk: SIGKILL to
+     * {@code found}, the members just found writing, then, without waiting, to the rest as the
+     * tree's scan finds them.
+     */
+    void killNow(Ending.Cause why, Collection<Long> found) {
+        killedFor(why);
+        found.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        Thread.ofVirtual().name("kill-now").start(() -> tree.terminate(Duration.ZERO));
+        sweepLater();
+    }
+
+    /** Its processes, as the disk floor counts what they wrote. */
+    ProcessTree tree() {
+        return tree;
     }
 
     /** Whether the runner has been asked to stop it. */

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.exec.DiskFloor;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
@@ -43,7 +44,8 @@ final class EditFileTool extends DefinedTool {
                 "Replace exact text in a UTF-8 file beneath the workspace (at most " + limits.fileMaxBytes() / 1024
                         + " KiB). old_text "
                         + "must occur exactly expected_replacements times (default 1); otherwise nothing changes and the "
-                        + "error says how many matched. The file is replaced atomically and the result carries a unified diff.",
+                        + "error says how many matched. The file is replaced atomically and the result carries a unified diff."
+                        + DiskFloorText.refusesWrites(limits),
                 INPUT_SCHEMA, OUTPUT_SCHEMA.formatted(limits.diffChars() / 1024), Hints.destructive())
                 .target("path")
                 .instructions("edit_file: replaces exact text (old_text must match expected_replacements times, default 1) "
@@ -53,12 +55,14 @@ final class EditFileTool extends DefinedTool {
     private final Workspace workspace;
     private final int maxBytes;
     private final int diffChars;
+    private final DiskFloor floor;
 
     EditFileTool(Workspace workspace, Limits limits) {
         super(spec(limits));
         this.workspace = workspace;
         this.maxBytes = limits.fileMaxBytes();
         this.diffChars = limits.diffChars();
+        this.floor = DiskFloor.of(limits);
     }
 
     @Override
@@ -109,6 +113,7 @@ final class EditFileTool extends DefinedTool {
             if (bytes.length > maxBytes) {
                 throw tooLarge(bytes.length);
             }
+            DiskFloorText.refuseBelow(floor, workspace.root(), bytes.length, "changed");
             workspace.replaceIfUnchanged(path, original, bytes);
             EditDiff diff = EditDiff.of(path, before, after, diffChars);
             Map<String, Object> structured = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.exec.DiskFloorStop;
 import dev.sandboxmcp.exec.Ending;
 import dev.sandboxmcp.exec.Usage;
 import java.util.LinkedHashMap;
@@ -27,7 +28,8 @@ final class Endings {
                   }},
                 "oom_killed": {"type": "boolean", "description": "The out-of-memory killer ended it (the sandbox's \
             memory limit, memory_limit_bytes, was reached)."},
-                "memory_limit_bytes": {"type": ["integer", "null"]}""";
+                "memory_limit_bytes": {"type": ["integer", "null"]},
+            """ + DiskFloorText.PROPERTY;
 
     private Endings() {
     }
@@ -52,17 +54,22 @@ final class Endings {
         if (ending.cause() instanceof Ending.OutOfMemory(Long limit)) {
             structured.put("memory_limit_bytes", limit);
         }
+        if (ending.cause() instanceof DiskFloorStop stop) {
+            structured.put("disk_floor", DiskFloorText.structured(stop));
+        }
     }
 
     /**
      * Why it ended, when that is something other than itself, its deadline or a stop (which each
-     * tool words in its own headline): "killed by the out-of-memory killer (...)"; else null.
+     * tool words in its own headline): "killed by the out-of-memory killer (...)", "stopped: /workspace
+     * had ... free, below the ... floor; ..."; else null.
      */
     static String reason(Ending ending) {
         return switch (ending.cause()) {
             case Ending.OutOfMemory(Long limit) -> "killed by the out-of-memory killer ("
                     + (limit == null ? "the sandbox ran out of memory" : "the sandbox's memory limit is " + bytes(limit))
                     + "; every command and job shares it: use less memory at once, or stop a job that holds it)";
+            case DiskFloorStop stop -> DiskFloorText.stopped(stop);
             case Ending.Exited exited -> null;
             case Ending.TimedOut timedOut -> null;
             case Ending.Stopped stopped -> null;
@@ -87,16 +94,20 @@ final class Endings {
         return String.format(Locale.ROOT, "%.2f s", micros / 1e6);
     }
 
-    /** Bytes in the largest binary unit that keeps a number of at least 1, to one decimal. */
+    /**
+     * {@code bytes} in the largest binary unit it fills, cut (never rounded up) to one decimal:
+     * 1.9 GiB, 2 GiB, 512 KiB; so that 1.99 GiB free never reads as the 2 GiB floor.
+     */
     static String bytes(long bytes) {
         String[] units = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-        double value = bytes;
         int unit = 0;
-        while (value >= 1024 && unit < units.length - 1) {
-            value /= 1024;
+        while (unit < units.length - 1 && bytes >= 1L << (10 * (unit + 1))) {
             unit++;
         }
-        return unit == 0 ? bytes + " bytes"
-                : String.format(Locale.ROOT, value == Math.floor(value) ? "%.0f %s" : "%.1f %s", value, units[unit]);
+        if (unit == 0) {
+            return bytes + " bytes";
+        }
+        long tenths = bytes * 10 >> (10 * unit);
+        return (tenths % 10 == 0 ? Long.toString(tenths / 10) : tenths / 10 + "." + tenths % 10) + " " + units[unit];
     }
 }

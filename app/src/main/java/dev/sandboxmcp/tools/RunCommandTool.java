@@ -61,7 +61,8 @@ final class RunCommandTool extends DefinedTool {
                         + "bytes written; an end by the out-of-memory killer is named). Still running after "
                         + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
                         + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
-                        + "tail); job_output with output_id reads the rest. Leftover background processes are killed.",
+                        + "tail); job_output with output_id reads the rest. Leftover background processes are killed."
+                        + DiskFloorText.stopsWriters(limits),
                 INPUT_SCHEMA.formatted(limits.maxTimeout().toSeconds(), limits.defaultTimeout().toSeconds()), OUTPUT_SCHEMA,
                 Hints.destructive().openWorld())
                 .target("command").length(CallLength.OWN_TIMEOUT)
@@ -74,7 +75,7 @@ final class RunCommandTool extends DefinedTool {
                         + "job_id; read it with job_output, end it with stop_job). A result shows "
                         + limits.outputViewBytes() / 1024 + " KiB of output, head and tail; a [...] line says what was left "
                         + "out and the job_output call that reads it (output_id, stream, offset). At most "
-                        + limits.maxConcurrentCommands() + " commands run at once.");
+                        + limits.maxConcurrentCommands() + " commands run at once." + DiskFloorText.stopsWriters(limits));
     }
 
     private final CommandRunner runner;

@@ -36,7 +36,8 @@ final class StartJobTool extends DefinedTool {
         return new ToolSpec("start_job", "Start a background job",
                 "Start a shell command in the background (servers, builds, REPLs) with no deadline and return its id at "
                         + "once; job_output reads its combined output, job_input writes to its stdin (with stdin_open), "
-                        + "stop_job ends it. A job's result says what it took once it has ended.",
+                        + "stop_job ends it. A job's result says what it took once it has ended."
+                        + DiskFloorText.stopsWriters(limits),
                 INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().openWorld())
                 .target("command")
                 .instructions("start_job / job_output / stop_job / list_jobs: background work with no deadline (servers, "

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.exec.DiskFloor;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
@@ -39,7 +40,8 @@ final class WriteFileTool extends DefinedTool {
         return new ToolSpec("write_file", "Write a text file",
                 "Write UTF-8 text to a file beneath the workspace (at most " + limits.fileMaxBytes() / 1024 + " KiB per call). "
                         + "Replacing is atomic: readers see the old file or the new one, never a mix; the file keeps its "
-                        + "permissions. With append=true the text is added at the end. The directory must already exist.",
+                        + "permissions. With append=true the text is added at the end. The directory must already exist."
+                        + DiskFloorText.refusesWrites(limits),
                 INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive())
                 .target("path")
                 .instructions("write_file: writes UTF-8 text, at most " + limits.fileMaxBytes() / 1024 + " KiB per call; "
@@ -48,11 +50,13 @@ final class WriteFileTool extends DefinedTool {
 
     private final Workspace workspace;
     private final int maxBytes;
+    private final DiskFloor floor;
 
     WriteFileTool(Workspace workspace, Limits limits) {
         super(spec(limits));
         this.workspace = workspace;
         this.maxBytes = limits.fileMaxBytes();
+        this.floor = DiskFloor.of(limits);
     }
 
     @Override
@@ -68,6 +72,7 @@ final class WriteFileTool extends DefinedTool {
             throw new ToolRefusal("content is " + bytes.length + " bytes, over the limit of " + maxBytes
                     + " bytes per call; nothing was written. Write the first part, then add the rest with append=true");
         }
+        DiskFloorText.refuseBelow(floor, workspace.root(), bytes.length, "written");
         try {
             if (append) {
                 workspace.appendFile(path, bytes);

@@ -114,4 +114,29 @@ class LimitsTest {
         unknown.put("sandboxOff", 1L);
         assertThatThrownBy(() -> Limits.fromValues(unknown)).hasMessage("an unknown limit 'sandboxOff'");
     }
+
+    @Test
+    void theDiskFloorHoldsAtItsEdgesIsOffAtZeroAndIsStatedToTheRunner() throws Exception {
+        Limits defaults = Limits.defaults();
+        assertThat(defaults.diskFloorBytes()).isEqualTo(2L << 30);
+        assertThat(defaults.diskFloorPercent()).isEqualTo(5);
+        assertThat(defaults.diskFloorOn()).isTrue();
+        assertThat(Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "0", "MCP_DISK_FLOOR_PERCENT", "0")).diskFloorOn())
+                .isFalse();
+        assertThat(Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "0")).diskFloorOn()).isTrue();
+        Limits largest = Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "16777216", "MCP_DISK_FLOOR_PERCENT", "50"));
+        assertThat(largest.diskFloorBytes()).as("16 TiB, past what an int of bytes holds").isEqualTo(16L << 40);
+        assertThat(largest.diskFloorPercent()).isEqualTo(50);
+        assertThatThrownBy(() -> Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "16777217")))
+                .hasMessage("MCP_DISK_FLOOR_MIB must be a whole number from 0 to 16777216, got '16777217'");
+        assertThatThrownBy(() -> Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_PERCENT", "51")))
+                .hasMessage("MCP_DISK_FLOOR_PERCENT must be a whole number from 0 to 50, got '51'");
+        assertThatThrownBy(() -> Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "-1")))
+                .hasMessageContaining("MCP_DISK_FLOOR_MIB");
+
+        Limits set = Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "64", "MCP_DISK_FLOOR_PERCENT", "0"));
+        Limits runner = Limits.fromValues(set.values());
+        assertThat(runner.diskFloorBytes()).isEqualTo(64L << 20);
+        assertThat(runner.diskFloorPercent()).isZero();
+    }
 }

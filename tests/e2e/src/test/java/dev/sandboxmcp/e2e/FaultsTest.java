@@ -147,8 +147,11 @@ class FaultsTest {
         runner.add(ComposeDeployment.RUNNER_IMAGE);
         Commands.Result runRunner = Commands.run(runner, 120);
         assertThat(runRunner.exitCode()).as(runRunner.output()).isZero();
+        // No disk floor (a 1 MiB workspace is below any): what a full disk does without one. The
+        // server states it to the runner.
         List<String> server = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", name,
-                "-e", "MCP_AUTH_TOKEN_SHA256=" + ComposeDeployment.sha256Hex(token), "-p", "127.0.0.1::8000"));
+                "-e", "MCP_AUTH_TOKEN_SHA256=" + ComposeDeployment.sha256Hex(token), "-e", "MCP_DISK_FLOOR_MIB=0",
+                "-e", "MCP_DISK_FLOOR_PERCENT=0", "-p", "127.0.0.1::8000"));
         server.addAll(locked);
         server.add(ComposeDeployment.SERVER_IMAGE);
         Commands.Result run = Commands.run(server, 120);

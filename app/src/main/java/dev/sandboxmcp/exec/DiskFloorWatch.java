@@ -1,0 +1,313 @@
+package dev.sandboxmcp.exec;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Keeps commands and jobs from filling the filesystems they write (the workspace, the runner's
+ * home; {@code /tmp} is a bounded tmpfs of its own): when one's free space falls below its
+ * {@link DiskFloor}, the command or job writing to it is stopped, whole tree, before the disk is
+ * full, and its result says why (its ending's cause is a {@link DiskFloorStop}). Nothing else
+ * is killed.
+ *
+ * <p><b>Free space</b> is polled with statvfs (a few microseconds), more often the nearer it is to
+ * the floor: the next poll comes before a writer at {@link #FAST_WRITER_BYTES_PER_SECOND} could
+ * eat half of what is left above it, so a writer at full speed is caught within one
+ * {@link #SHORTEST_POLL} of the floor, plus the time to find and kill it.
+ *
+ * <p><b>The writer</b> is the tree that wrote the most since the writes were last counted, with
+ * any other that wrote nearly as much ({@link #writers}). Counts come from {@code /proc/<pid>/io}
+ * ({@link ProcIo}; a process's reaped children are in its counts) of each tree's processes:
+ * {@code write_bytes} on a disk, since it counts only what reaches a filesystem's page cache (not
+ * output to a pipe); {@code wchar} on tmpfs, which has no backing device and so counts nothing in
+ * {@code write_bytes}. It does not matter who opened the file (a job's file written by a
+ * command's process counts for the command): the process that calls write(2) is charged. While a
+ * fast writer could reach the floor within two {@link #COUNT_EVERY}, counts are kept that fresh;
+ * below the floor, the writers are looked for whenever free space has shrunk by {@link #SHRINK}
+ * since the last count. A tree is blamed only when it wrote at least {@link #WRITER} since then;
+ * when none did (the host filled the disk, or space went through fallocate(2) or a memory
+ * mapping of a tmpfs file, which no counter shows) nothing is stopped, and {@code write_file} and
+ * {@code edit_file} still refuse below the floor.
+ */
+public final class DiskFloorWatch implements AutoCloseable {
+
+    /** The fastest a command is taken to write: tmpfs or a fast NVMe disk. */
+    static final long FAST_WRITER_BYTES_PER_SECOND = 4L << 30;
+    static final Duration LONGEST_POLL = Duration.ofSeconds(1);
+    static final Duration SHORTEST_POLL = Duration.ofMillis(1);
+    /**
+     * Below the floor with no command or job running, the polls' pace: nothing of ours writes,
+     * and a new command is seen within this.
+     */
+    static final Duration IDLE_SHORTEST_POLL = Duration.ofMillis(10);
+    static final Duration COUNT_EVERY = Duration.ofMillis(250);
+    static final long SHRINK = 1L << 20;
+    static final long WRITER = SHRINK / 2;
+    static final double ALONGSIDE = 0.25;
+
+    /**
+     * A watched filesystem, by the first path given on it; {@code memory}: tmpfs (writes show in
+     * wchar only). {@code file} is {@code path} for statvfs: {@link File#getUsableSpace} costs a
+     * quarter of what {@code FileStore}'s does.
+     */
+    private record Filesystem(Path path, File file, long floorBytes, boolean memory) {
+    }
+
+    /** What every live member of the running trees had written at one moment. */
+    record Counts(long nanos, Set<ProcessTree> trees, Map<Long, ProcIo> written, Map<ProcessTree, List<Long>> members) {
+    }
+
+    private final List<Filesystem> filesystems;
+    /** The running commands and jobs, by their trees, taken anew at each poll. */
+    private final Supplier<Map<ProcessTree, RunningCommand>> trees;
+    private final Thread thread;
+    private volatile boolean closed;
+
+    private DiskFloorWatch(List<Filesystem> filesystems, Supplier<Map<ProcessTree, RunningCommand>> trees) {
+        this.filesystems = filesystems;
+        this.trees = trees;
+        if (filesystems.isEmpty()) {
+            this.thread = null;
+        } else {
+            warmUp();
+            this.thread = Thread.ofPlatform().name("disk-floor").daemon().start(this::watch);
+        }
+    }
+
+    /**
+     * Watches the filesystems of {@code paths} (one watch for paths on the same filesystem, under
+     * the first one's name) while {@code commands} and {@code jobs} run; with the floor off,
+     * watches nothing.
+     */
+    public static DiskFloorWatch start(DiskFloor floor, List<Path> paths, CommandRunner commands, JobManager jobs)
+            throws IOException {
+        return start(floor, paths, () -> {
+            Map<ProcessTree, RunningCommand> running = new HashMap<>();
+            commands.running().forEach(command -> running.put(command.tree(), command));
+            jobs.running().forEach(job -> running.put(job.tree(), job));
+            return running;
+        });
+    }
+
+    private static DiskFloorWatch start(DiskFloor floor, List<Path> paths, Supplier<Map<ProcessTree, RunningCommand>> trees)
+            throws IOException {
+        List<Filesystem> filesystems = new ArrayList<>();
+        if (!floor.off()) {
+            Set<Object> devices = new HashSet<>();
+            for (Path path : paths) {
+                if (devices.add(Files.getAttribute(path, "unix:dev"))) {
+                    String type = Files.getFileStore(path).type();
+                    filesystems.add(new Filesystem(path, path.toFile(), floor.bytesFor(path.toFile().getTotalSpace()),
+                            type.equals("tmpfs") || type.equals("ramfs")));
+                }
+            }
+        }
+        return new DiskFloorWatch(List.copyOf(filesystems), trees);
+    }
+
+    private void watch() {
+        long[] free = new long[filesystems.size()];
+        Counts last = null;
+        // The most free space seen since the last count: below the floor, a shrink is measured from it.
+        long[] freeSinceCount = new long[free.length];
+        while (!closed) {
+            long headroom = Long.MAX_VALUE;
+            int below = -1;
+            for (int i = 0; i < free.length; i++) {
+                Filesystem filesystem = filesystems.get(i);
+                free[i] = filesystem.file().getUsableSpace();
+                freeSinceCount[i] = Math.max(freeSinceCount[i], free[i]);
+                headroom = Math.min(headroom, free[i] - filesystem.floorBytes());
+                if (below < 0 && free[i] < filesystem.floorBytes()) {
+                    below = i;
+                }
+            }
+            Map<ProcessTree, RunningCommand> running = trees.get();
+            boolean countNow;
+            if (running.isEmpty()) {
+                last = null;
+                countNow = false;
+            } else if (below < 0) {
+                // Counts are kept fresh while a fast writer could reach the floor within two periods.
+                boolean reachable = headroom < FAST_WRITER_BYTES_PER_SECOND / 1000 * 2 * COUNT_EVERY.toMillis();
+                countNow = reachable && (last == null || !last.trees().containsAll(running.keySet())
+                        || System.nanoTime() - last.nanos() >= COUNT_EVERY.toNanos());
+            } else {
+                countNow = last == null || free[below] <= freeSinceCount[below] - SHRINK;
+            }
+            if (countNow) {
+                try {
+                    last = below < 0 ? count(running.keySet()) : stopTheWriter(last, running, filesystems.get(below), free[below]);
+                } catch (RuntimeException e) {
+                    System.err.println("sandbox-mcp runner: the disk floor's count failed: " + e);
+                    last = null;
+                }
+                System.arraycopy(free, 0, freeSinceCount, 0, free.length);
+            }
+            try {
+                Thread.sleep(pollAfter(headroom, below >= 0 && running.isEmpty() ? IDLE_SHORTEST_POLL : SHORTEST_POLL));
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Below the floor: stops the {@link #writers} since {@code last} and returns the new counts.
+     * Cheapest first, since the writer goes on while we look (and a loaded machine makes a scan
+     * of all of /proc take up to a hundred milliseconds): the members {@code last} saw, read
+     * again; then each tree's descendants; only when neither shows the writer, /proc scanned for
+     * members that left their leader's line. After a kill, the counts it was found in are the
+     * new ones, so the next look comes as soon.
+     */
+    private static Counts stopTheWriter(Counts last, Map<ProcessTree, RunningCommand> running, Filesystem filesystem,
+            long free) {
+        DiskFloorStop stop = new DiskFloorStop(filesystem.path(), free, filesystem.floorBytes());
+        Counts now = null;
+        for (int step = last == null ? 1 : 0; step < 3; step++) {
+            now = switch (step) {
+                case 0 -> recount(last);
+                case 1 -> count(running.keySet());
+                default -> scan(running.keySet());
+            };
+            List<ProcessTree> writers = writers(last, now, filesystem.memory());
+            if (!writers.isEmpty()) {
+                for (ProcessTree writer : writers) {
+                    RunningCommand command = running.get(writer); // null: it ended since last counted
+                    if (command != null) {
+                        command.killNow(stop, now.members().get(writer));
+                    }
+                }
+                return now;
+            }
+        }
+        return now;
+    }
+
+    /**
+     * Runs each step of a look once, on the runner's own process, so that the first real look
+     * does not load and link its code while a writer goes on (tens of milliseconds, measured).
+     */
+    private static void warmUp() {
+        long self = ProcessHandle.current().pid();
+        ProcessTree runner = new ProcessTree(self, "SANDBOX_MCP_DISK_FLOOR_WARM_UP=1");
+        Counts first = count(List.of(runner));
+        writers(first, recount(first), true);
+        writers(null, scan(List.of()), false);
+        pollAfter(SHRINK, SHORTEST_POLL);
+        ProcessHandle.of(self).ifPresent(ProcessHandle::isAlive);
+    }
+
+    /** The next poll comes before a fast writer could eat half of {@code headroom}. */
+    static Duration pollAfter(long headroom, Duration shortest) {
+        if (headroom <= 0) {
+            return shortest;
+        }
+        double seconds = headroom / 2.0 / FAST_WRITER_BYTES_PER_SECOND;
+        long nanos = (long) Math.min(seconds * 1e9, LONGEST_POLL.toNanos());
+        return nanos < shortest.toNanos() ? shortest : Duration.ofNanos(nanos);
+    }
+
+    /** Each running tree's leader and descendants ({@link ProcessTree#descendants}) and what each has written. */
+    static Counts count(Collection<ProcessTree> running) {
+        byte[] buffer = new byte[ProcIo.BUFFER_BYTES];
+        Map<Long, ProcIo> written = new HashMap<>();
+        Map<ProcessTree, List<Long>> members = new HashMap<>();
+        for (ProcessTree tree : running) {
+            for (long pid : tree.descendants()) {
+                add(tree, pid, buffer, written, members);
+            }
+        }
+        return new Counts(System.nanoTime(), Set.copyOf(running), written, members);
+    }
+
+    /**
+     * One scan of /proc: each running tree's live members, those that left the leader's line
+     * too (a double fork, a new session with the tree's marker), and what each has written.
+     */
+    static Counts scan(Collection<ProcessTree> running) {
+        byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
+        Map<Long, ProcIo> written = new HashMap<>();
+        Map<ProcessTree, List<Long>> members = new HashMap<>();
+        IdleSweep.snapshot(buffer).forEach((pid, stat) -> {
+            for (ProcessTree tree : running) {
+                if (tree.owns(pid, stat)) {
+                    add(tree, pid, buffer, written, members);
+                    break;
+                }
+            }
+        });
+        return new Counts(System.nanoTime(), Set.copyOf(running), written, members);
+    }
+
+    private static void add(ProcessTree tree, long pid, byte[] buffer, Map<Long, ProcIo> written,
+            Map<ProcessTree, List<Long>> members) {
+        ProcIo io = ProcIo.read(pid, buffer);
+        if (io != null) {
+            written.put(pid, io);
+            members.computeIfAbsent(tree, t -> new ArrayList<>()).add(pid);
+        }
+    }
+
+    /** The members {@code last} found, read again: those that still live. */
+    private static Counts recount(Counts last) {
+        byte[] buffer = new byte[ProcIo.BUFFER_BYTES];
+        Map<Long, ProcIo> written = new HashMap<>();
+        Map<ProcessTree, List<Long>> members = new HashMap<>();
+        last.members().forEach((tree, pids) -> pids.forEach(pid -> add(tree, pid, buffer, written, members)));
+        return new Counts(System.nanoTime(), last.trees(), written, members);
+    }
+
+    /**
+     * The trees that wrote the most between {@code before} (null: since each process started) and
+     * {@code now}, by the counter that sees writes to the filesystem: the largest writer, if it
+     * wrote at least {@link #WRITER}, and any other that wrote at least {@link #ALONGSIDE} of
+     * what it did (writers at full speed side by side, which one look must catch together: the
+     * next may come late on a loaded machine). Empty when none wrote enough.
+     */
+    static List<ProcessTree> writers(Counts before, Counts now, boolean memory) {
+        Map<ProcessTree, Long> written = new HashMap<>();
+        long most = 0;
+        for (Map.Entry<ProcessTree, List<Long>> tree : now.members().entrySet()) {
+            ProcIo sum = ProcIo.NONE;
+            for (long pid : tree.getValue()) {
+                ProcIo earlier = before == null ? null : before.written().get(pid);
+                sum = sum.plus(now.written().get(pid).since(earlier == null ? ProcIo.NONE : earlier));
+            }
+            long bytes = memory ? sum.wchar() : sum.writeBytes();
+            written.put(tree.getKey(), bytes);
+            most = Math.max(most, bytes);
+        }
+        List<ProcessTree> writers = new ArrayList<>();
+        for (Map.Entry<ProcessTree, Long> tree : written.entrySet()) {
+            if (tree.getValue() >= WRITER && tree.getValue() >= most * ALONGSIDE) {
+                writers.add(tree.getKey());
+            }
+        }
+        return writers;
+    }
+
+    /** Whether this watches anything (the floor is on). */
+    public boolean watching() {
+        return thread != null;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (thread != null) {
+            thread.interrupt();
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.sandboxmcp.tools;
+
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.exec.DiskFloor;
+import dev.sandboxmcp.exec.DiskFloorStop;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** The words for the disk floor: in the tools' descriptions, a stopped command or job, a refused write. */
+final class DiskFloorText {
+
+    /** The structured form of a stop, a property of run_command's result and of a job ({@link Endings#PROPERTIES}). */
+    static final String PROPERTY = """
+                "disk_floor": {"type": "object",
+                  "description": "Present when the disk floor stopped it: free space on path was below floor_bytes.",
+                  "properties": {"path": {"type": "string"}, "free_bytes": {"type": "integer"},
+                    "floor_bytes": {"type": "integer"}}}""";
+
+    private DiskFloorText() {
+    }
+
+    /**
+     * Refuses a write of {@code bytes} to the workspace at {@code root} that would leave it below
+     * {@code floor}, or already is ("nothing was {@code undone}").
+     */
+    static void refuseBelow(DiskFloor floor, Path root, long bytes, String undone) throws ToolRefusal {
+        Optional<DiskFloorStop> low = floor.shortfall(root, bytes);
+        if (low.isPresent()) {
+            throw new ToolRefusal(refused(low.get(), bytes, undone));
+        }
+    }
+
+    /** The sentence write_file's and edit_file's descriptions end with; empty with no floor. */
+    static String refusesWrites(Limits limits) {
+        String floor = describe(limits);
+        return floor == null ? "" : " Refused when it would leave the workspace with less free space than the disk "
+                + "floor (" + floor + ").";
+    }
+
+    /** The sentence run_command's and start_job's descriptions (and run_command's instructions) end with; empty with no floor. */
+    static String stopsWriters(Limits limits) {
+        String floor = describe(limits);
+        return floor == null ? "" : " If the workspace or $HOME falls below the disk floor of free space (" + floor
+                + "), the command writing is stopped and its result says so.";
+    }
+
+    /** The floor as the descriptions give it ("the larger of 2 GiB and 5 percent of the filesystem"); null when off. */
+    static String describe(Limits limits) {
+        if (!limits.diskFloorOn()) {
+            return null;
+        }
+        String bytes = Endings.bytes(limits.diskFloorBytes());
+        String share = limits.diskFloorPercent() + " percent of the filesystem";
+        return limits.diskFloorPercent() == 0 ? bytes
+                : limits.diskFloorBytes() == 0 ? share
+                : "the larger of " + bytes + " and " + share;
+    }
+
+    /** Why the floor stopped a command or job, as {@link Endings#reason} gives it. */
+    static String stopped(DiskFloorStop stop) {
+        return "stopped: " + stop.path() + " had " + Endings.bytes(stop.freeBytes()) + " free, below the "
+                + Endings.bytes(stop.floorBytes()) + " floor; free space, then run it again";
+    }
+
+    /**
+     * Why write_file or edit_file did nothing ("nothing was {@code undone}"): {@code bytes} would
+     * have gone below the floor, or it already was.
+     */
+    static String refused(DiskFloorStop stop, long bytes, String undone) {
+        String where = stop.freeBytes() < stop.floorBytes()
+                ? stop.path() + " has " + Endings.bytes(stop.freeBytes()) + " free, below the "
+                        + Endings.bytes(stop.floorBytes()) + " floor"
+                : "writing " + Endings.bytes(bytes) + " would leave " + stop.path() + " with less than its "
+                        + Endings.bytes(stop.floorBytes()) + " floor free (it has " + Endings.bytes(stop.freeBytes()) + ")";
+        return "refused: " + where + "; nothing was " + undone + ". Free space (remove build outputs or caches you made), "
+                + "then try again";
+    }
+
+    static Map<String, Object> structured(DiskFloorStop stop) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("path", stop.path().toString());
+        map.put("free_bytes", stop.freeBytes());
+        map.put("floor_bytes", stop.floorBytes());
+        return map;
+    }
+}

@@ -1,0 +1,228 @@
+package dev.sandboxmcp.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandboxmcp.SmallTmpfs;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The disk floor on a filesystem of a fixed size (a 512 MiB tmpfs, floor 192 MiB: room for how
+ * far past the floor writers get on a loaded machine, which the tests print): writers at full
+ * speed are stopped with free space left and say why; what does not write goes on; without a
+ * floor the writer fills the filesystem, as before.
+ */
+class DiskFloorWatchTest {
+
+    static final long MIB = 1 << 20;
+    static final DiskFloor FLOOR = new DiskFloor(192 * MIB, 0);
+    static final Map<String, String> ENVIRONMENT = Map.of("PATH", "/usr/bin:/bin");
+
+    @TempDir
+    Path temp;
+    SmallTmpfs disk;
+    CommandRunner commands;
+    JobManager jobs;
+    DiskFloorWatch watch;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        disk = SmallTmpfs.mount(temp, 512);
+        commands = new CommandRunner(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 8);
+        jobs = new JobManager(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 4, 16);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (watch != null) {
+            watch.close();
+        }
+        if (commands != null) {
+            commands.close();
+            jobs.close();
+        }
+        if (disk != null) {
+            disk.close();
+        }
+    }
+
+    void watch(DiskFloor floor) throws Exception {
+        watch = DiskFloorWatch.start(floor, List.of(disk.path), commands, jobs);
+    }
+
+    CommandResult run(String command) throws Exception {
+        return commands.run(command, disk.path, Duration.ofSeconds(60));
+    }
+
+    Job awaitEnd(String id) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            Job job = jobs.get(id).orElseThrow();
+            if (!job.running()) {
+                return job;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError(id + " still runs");
+    }
+
+    /** Why the disk floor stopped it, or null when it did not. */
+    static DiskFloorStop floorStop(CommandResult result) {
+        return result.ending().cause() instanceof DiskFloorStop stop ? stop : null;
+    }
+
+    static DiskFloorStop floorStop(Job job) {
+        return job.ending() != null && job.ending().cause() instanceof DiskFloorStop stop ? stop : null;
+    }
+
+    /** How far below the floor the stop came (free space when it was seen, and once all was written). */
+    void report(String what, DiskFloorStop stop) {
+        System.out.printf("disk floor, %s on tmpfs: seen %.1f MiB below the floor, %.1f MiB below once stopped "
+                + "(floor %d MiB, %.1f MiB free left)%n", what, (stop.floorBytes() - stop.freeBytes()) / (double) MIB,
+                (stop.floorBytes() - disk.free()) / (double) MIB, stop.floorBytes() / MIB, disk.free() / (double) MIB);
+    }
+
+    @Test
+    void aWriterAtFullSpeedIsStoppedWithFreeSpaceLeftAndItsResultSaysWhy() throws Exception {
+        watch(FLOOR);
+        CommandResult result = run("dd if=/dev/zero of=fill bs=1M");
+        DiskFloorStop stop = floorStop(result);
+        assertThat(stop).as("stopped by the floor: %s", result.stderr().text()).isNotNull();
+        assertThat(stop.path()).isEqualTo(disk.path);
+        assertThat(stop.floorBytes()).isEqualTo(192 * MIB);
+        assertThat(stop.freeBytes()).isLessThan(192 * MIB);
+        assertThat(result.exitCode()).isIn(128 + 9, 128 + 15);
+        assertThat(result.stderr().text()).doesNotContain("No space left");
+        assertThat(disk.free()).as("free space left").isGreaterThan(0);
+        report("one dd", stop);
+    }
+
+    @Test
+    void parallelWritersOfOneCommandAreStoppedTogether() throws Exception {
+        watch(FLOOR);
+        CommandResult result = run("for i in 1 2 3 4; do dd if=/dev/zero of=fill$i bs=1M 2>/dev/null & done; wait");
+        assertThat(floorStop(result)).isNotNull();
+        assertThat(disk.free()).isGreaterThan(0);
+        report("four dd in one command", floorStop(result));
+    }
+
+    @Test
+    void writersInJobsAreStoppedAndAJobThatOnlyPrintsGoesOn() throws Exception {
+        watch(FLOOR);
+        Job ticker = jobs.start("while true; do echo tick; sleep 0.05; done", disk.path, ".");
+        Job first = jobs.start("dd if=/dev/zero of=a bs=1M", disk.path, ".");
+        Job second = jobs.start("dd if=/dev/zero of=b bs=1M", disk.path, ".");
+        Job firstEnd = awaitEnd(first.id());
+        Job secondEnd = awaitEnd(second.id());
+        assertThat(floorStop(firstEnd)).isNotNull();
+        assertThat(floorStop(secondEnd)).isNotNull();
+        assertThat(disk.free()).isGreaterThan(0);
+        report("two dd jobs", floorStop(firstEnd).freeBytes() < floorStop(secondEnd).freeBytes()
+                ? floorStop(firstEnd) : floorStop(secondEnd));
+
+        // Below the floor still: what writes nothing carries on, and a new command that writes nothing runs.
+        Thread.sleep(300);
+        assertThat(jobs.get(ticker.id()).orElseThrow().running()).isTrue();
+        CommandResult quiet = run("echo still here; sleep 0.3");
+        assertThat(quiet.exitCode()).isZero();
+        assertThat(floorStop(quiet)).isNull();
+        assertThat(floorStop(jobs.get(ticker.id()).orElseThrow())).isNull();
+    }
+
+    @Test
+    void belowTheFloorANewWriterIsStoppedAsSoonAsItWrites() throws Exception {
+        CommandResult fill = run("head -c " + (512 - 150) * MIB + " /dev/zero > fill");
+        assertThat(fill.exitCode()).isZero();
+        assertThat(disk.free()).isLessThan(192 * MIB);
+        watch(FLOOR);
+        CommandResult result = run("sleep 0.2; dd if=/dev/zero of=more bs=1M");
+        assertThat(floorStop(result)).isNotNull();
+        assertThat(result.stderr().text()).doesNotContain("No space left");
+        assertThat(disk.free()).isGreaterThan(0);
+    }
+
+    /**
+     * The same on a real disk, only when asked (it writes about 1 GiB per writer there):
+     * {@code -Dsandbox.diskfloor.disk=<a directory on a disk>}. The floor is set 1 GiB below the
+     * free space found; what else writes to that disk meanwhile counts too.
+     */
+    @Test
+    void onADiskWritersAtFullSpeedAreStoppedNearTheFloor() throws Exception {
+        String asked = System.getProperty("sandbox.diskfloor.disk");
+        org.junit.jupiter.api.Assumptions.assumeTrue(asked != null,
+                "writes about 1 GiB per writer to a real disk; run with -Dsandbox.diskfloor.disk=<directory> to measure there");
+        Path dir = java.nio.file.Files.createTempDirectory(Path.of(asked), "disk-floor-");
+        try {
+            for (String writers : List.of("1", "4")) {
+                long floor = dir.toFile().getUsableSpace() - (1L << 30);
+                watch = DiskFloorWatch.start(new DiskFloor(floor, 0), List.of(dir), commands, jobs);
+                CommandResult result = commands.run("for i in $(seq " + writers + "); do dd if=/dev/zero of=fill$i bs=1M "
+                        + "count=" + (4L << 10) + " 2>/dev/null & done; wait; sync", dir, Duration.ofSeconds(120));
+                DiskFloorStop stop = floorStop(result);
+                assertThat(stop).isNotNull();
+                long after = dir.toFile().getUsableSpace();
+                System.out.printf("disk floor, %s dd on a disk: seen %.1f MiB below the floor, %.1f MiB below once stopped%n",
+                        writers, (stop.floorBytes() - stop.freeBytes()) / (double) MIB, (stop.floorBytes() - after) / (double) MIB);
+                watch.close();
+                commands.run("rm -f fill*; sync", dir, Duration.ofSeconds(60));
+            }
+        } finally {
+            commands.run("rm -rf " + dir, temp, Duration.ofSeconds(60));
+        }
+    }
+
+    @Test
+    void withTheFloorOffTheWriterFillsTheFilesystemAsBefore() throws Exception {
+        watch(DiskFloor.OFF);
+        assertThat(watch.watching()).isFalse();
+        CommandResult result = run("dd if=/dev/zero of=fill bs=1M");
+        assertThat(floorStop(result)).isNull();
+        assertThat(result.exitCode()).isEqualTo(1);
+        assertThat(result.stderr().text()).contains("No space left on device");
+        assertThat(disk.free()).isZero();
+    }
+
+    @Test
+    void theCountersSeeWritesToTmpfsOnlyInWchar() throws Exception {
+        CommandResult result = run("dd if=/dev/zero of=x bs=1M count=8 2>/dev/null; cat /proc/$$/io");
+        ProcIo io = ProcIo.parse(result.stdout().text().getBytes(StandardCharsets.US_ASCII),
+                result.stdout().text().length());
+        assertThat(io.wchar()).isGreaterThanOrEqualTo(8 * MIB);
+        assertThat(io.writeBytes()).isLessThan(MIB);
+    }
+
+    @Test
+    void pollsComeSoonerNearTheFloor() {
+        Duration far = DiskFloorWatch.pollAfter(100L << 30, DiskFloorWatch.SHORTEST_POLL);
+        Duration near = DiskFloorWatch.pollAfter(64 * MIB, DiskFloorWatch.SHORTEST_POLL);
+        Duration at = DiskFloorWatch.pollAfter(1, DiskFloorWatch.SHORTEST_POLL);
+        assertThat(far).isEqualTo(DiskFloorWatch.LONGEST_POLL);
+        assertThat(near).isLessThan(Duration.ofMillis(10)).isGreaterThan(DiskFloorWatch.SHORTEST_POLL);
+        assertThat(at).isEqualTo(DiskFloorWatch.SHORTEST_POLL);
+        assertThat(DiskFloorWatch.pollAfter(-5, DiskFloorWatch.IDLE_SHORTEST_POLL)).isEqualTo(DiskFloorWatch.IDLE_SHORTEST_POLL);
+    }
+
+    @Test
+    void theFloorIsTheLargerOfItsBytesAndItsShare() {
+        DiskFloor floor = new DiskFloor(2L << 30, 5);
+        assertThat(floor.bytesFor(10L << 30)).isEqualTo(2L << 30);
+        assertThat(floor.bytesFor(1000L << 30)).isEqualTo(50L << 30);
+        assertThat(new DiskFloor(0, 0).off()).isTrue();
+        assertThat(DiskFloor.OFF.shortfall(temp, Long.MAX_VALUE / 2)).isEmpty();
+    }
+
+    @Test
+    void aWriteThatWouldGoBelowTheFloorIsFound() {
+        long free = disk.free();
+        assertThat(FLOOR.shortfall(disk.path, free - 192 * MIB)).isEmpty();
+        DiskFloorStop stop = FLOOR.shortfall(disk.path, free - 192 * MIB + 1).orElseThrow();
+        assertThat(stop).isEqualTo(new DiskFloorStop(disk.path, free, 192 * MIB));
+    }
+}

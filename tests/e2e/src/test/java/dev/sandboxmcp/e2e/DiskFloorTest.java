@@ -1,0 +1,140 @@
+package dev.sandboxmcp.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The disk floor in the deployment, the workspace on a filesystem of its own: a 512 MiB tmpfs the
+ * test mounts over the deployment's workspace directory before compose starts the pair (the
+ * bind mount then is the tmpfs), and unmounts once the pair is down. The floor is 192 MiB: room
+ * for how far past it writers get on a loaded machine, which the test prints.
+ */
+@RequiresDocker
+class DiskFloorTest {
+
+    static final int WORKSPACE_MIB = 512;
+    static final long MIB = 1 << 20;
+    static final Map<String, String> FLOOR = Map.of("MCP_DISK_FLOOR_MIB", "192", "MCP_DISK_FLOOR_PERCENT", "0");
+    static final Map<String, String> NO_FLOOR = Map.of("MCP_DISK_FLOOR_MIB", "0", "MCP_DISK_FLOOR_PERCENT", "0");
+    /** Bounded, so that a workspace that is not the tmpfs after all cannot fill the host's disk. */
+    static final String WRITER = "dd if=/dev/zero of=fill bs=1M count=" + 2 * WORKSPACE_MIB;
+
+    @BeforeAll
+    static void needsRoot() throws Exception {
+        assumeTrue(Commands.run(List.of("id", "-u"), 10).output().strip().equals("0"),
+                "mounting the workspace's tmpfs needs root (CI runs as root); run the e2e suite as root to include this");
+    }
+
+    @Test
+    void aWriterAtFullSpeedIsStoppedWithSpaceLeftWhileAJobAndTheServerGoOn() throws Exception {
+        List<Path> mounted = new ArrayList<>();
+        try (ComposeDeployment deployment = ComposeDeployment.start("floor", workspace -> mount(workspace, mounted), FLOOR,
+                List.of());
+                McpSyncClient client = deployment.streamableClient()) {
+            assertThat(Mcp.stdout(client, "stat -f -c %T /workspace")).isEqualTo("tmpfs\n");
+            String ticker = (String) Mcp.call(client, "start_job",
+                    Map.of("command", "while true; do echo tick; sleep 0.2; done")).get("id");
+
+            CallToolResult stopped = client.callTool(new CallToolRequest("run_command",
+                    Map.of("command", WRITER, "timeout_seconds", 60)));
+            assertThat(text(stopped)).startsWith("stopped: /workspace had ")
+                    .contains(" free, below the 192 MiB floor; free space, then run it again: exit code 1")
+                    .doesNotContain("No space left");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> floor = (Map<String, Object>) ((Map<String, Object>) stopped.structuredContent())
+                    .get("disk_floor");
+            assertThat(floor).containsEntry("path", "/workspace").containsEntry("floor_bytes", (int) (192 * MIB));
+            long free = deployment.workspace.toFile().getUsableSpace();
+            assertThat(free).as("free space left on the workspace").isGreaterThan(0);
+            report("one dd", floor, free);
+
+            // The job and the server go on; a command that writes nothing runs below the floor.
+            assertThat(Mcp.call(client, "job_output", Map.of("id", ticker))).containsEntry("running", true)
+                    .doesNotContainKey("disk_floor");
+            assertThat(Mcp.stdout(client, "echo still here")).isEqualTo("still here\n");
+            assertThat(deployment.pairHealthy()).isTrue();
+
+            CallToolResult refused = client.callTool(new CallToolRequest("write_file",
+                    Map.of("path", "notes.txt", "content", "a line\n")));
+            assertThat(refused.isError()).isTrue();
+            assertThat(text(refused)).startsWith("refused: /workspace has ").contains("below the 192 MiB floor")
+                    .contains("nothing was written");
+            assertThat(deployment.workspace.resolve("notes.txt")).doesNotExist();
+
+            // Space freed, work goes on; several writers at once are stopped the same way.
+            assertThat(Mcp.stdout(client, "rm fill; echo freed")).isEqualTo("freed\n");
+            assertThat(Mcp.call(client, "write_file", Map.of("path", "notes.txt", "content", "a line\n")))
+                    .containsEntry("bytes_written", 7);
+            CallToolResult parallel = client.callTool(new CallToolRequest("run_command", Map.of("command",
+                    "for i in 1 2 3 4; do dd if=/dev/zero of=fill$i bs=1M count=" + WORKSPACE_MIB + " 2>/dev/null & done; wait",
+                    "timeout_seconds", 60)));
+            assertThat(text(parallel)).startsWith("stopped: /workspace had ");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> parallelFloor = (Map<String, Object>) ((Map<String, Object>) parallel.structuredContent())
+                    .get("disk_floor");
+            report("four dd in one command", parallelFloor, deployment.workspace.toFile().getUsableSpace());
+            assertThat(deployment.workspace.toFile().getUsableSpace()).isGreaterThan(0);
+            assertThat(Mcp.call(client, "job_output", Map.of("id", ticker))).containsEntry("running", true);
+        } finally {
+            unmount(mounted);
+        }
+    }
+
+    @Test
+    void withTheFloorOffTheWriterFillsTheWorkspaceAsBefore() throws Exception {
+        List<Path> mounted = new ArrayList<>();
+        try (ComposeDeployment deployment = ComposeDeployment.start("nofloor", workspace -> mount(workspace, mounted),
+                NO_FLOOR, List.of());
+                McpSyncClient client = deployment.streamableClient()) {
+            assertThat(Mcp.stdout(client, "stat -f -c %T /workspace")).isEqualTo("tmpfs\n");
+            assertThat(client.listTools().tools()).allSatisfy(tool -> assertThat(tool.description()).doesNotContain("floor"));
+            Map<String, Object> filled = Mcp.run(client, WRITER, 60);
+            assertThat(filled).containsEntry("exit_code", 1).doesNotContainKey("disk_floor");
+            assertThat((String) filled.get("stderr")).contains("No space left on device");
+            assertThat(deployment.workspace.toFile().getUsableSpace()).isZero();
+        } finally {
+            unmount(mounted);
+        }
+    }
+
+    static String text(CallToolResult result) {
+        return ((TextContent) result.content().getFirst()).text();
+    }
+
+    /** How far below the floor a stop came: when it was seen, and once everything was written. */
+    static void report(String what, Map<String, Object> floor, long freeAfter) {
+        long floorBytes = ((Number) floor.get("floor_bytes")).longValue();
+        long seen = ((Number) floor.get("free_bytes")).longValue();
+        System.out.printf("disk floor in the deployment, %s on a %d MiB tmpfs: seen %.1f MiB below the %d MiB floor, "
+                + "%.1f MiB below once stopped%n", what, WORKSPACE_MIB, (floorBytes - seen) / (double) MIB, floorBytes / MIB,
+                (floorBytes - freeAfter) / (double) MIB);
+    }
+
+    static void mount(Path workspace, List<Path> mounted) throws Exception {
+        Commands.Result mount = Commands.run(List.of("mount", "-t", "tmpfs", "-o", "size=" + WORKSPACE_MIB + "m,mode=0755",
+                "tmpfs", workspace.toString()), 30);
+        assertThat(mount.exitCode()).as(mount.output()).isZero();
+        mounted.add(workspace);
+    }
+
+    /** After compose down: the deployment emptied the directory and could not remove the mount point. */
+    static void unmount(List<Path> mounted) throws Exception {
+        for (Path path : mounted) {
+            Commands.Result umount = Commands.run(List.of("umount", path.toString()), 30);
+            assertThat(umount.exitCode()).as(umount.output()).isZero();
+            Files.deleteIfExists(path);
+        }
+    }
+}
