@@ -151,7 +151,7 @@ public final class RunnerLink implements ToolExecutor {
         long id = ids.incrementAndGet();
         byte[] line;
         try {
-            line = Protocol.encode(new Protocol.Call(id, tool, arguments), runnerReads);
+            line = Protocol.encode(new Protocol.Call(id, tool, arguments, progress != Progress.NONE), runnerReads);
         } catch (Protocol.Violation | IllegalArgumentException e) {
             return ToolResponse.failure(null, "the call's arguments are too large for the runner (" + e.getMessage()
                     + "); send less in one call");
