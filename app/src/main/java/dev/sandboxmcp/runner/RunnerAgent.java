@@ -197,7 +197,7 @@ public final class RunnerAgent implements AutoCloseable {
                 inFlight.remove(call.id());
             }
             try {
-                current.send(reply(call.id(), response));
+                current.sendNow(Protocol.encode(reply(call.id(), response))); // out of inFlight: no cancel interrupts this thread now
             } catch (IllegalArgumentException notJson) {
                 LOG.error("tool {} returned a result that is not JSON: {}", call.tool(), notJson.getMessage());
                 current.send(reply(call.id(), ToolResponse.failure(null, "internal error in the runner (a result that is "
