@@ -12,8 +12,8 @@ import tools.jackson.core.json.JsonFactory;
 /**
  * One connection of the channel, either side: lines in through one reader (the caller's thread),
  * lines out through one writer thread of its own, so that no caller's interrupt (a cancelled
- * call) can ever close the connection under the others, and a message goes out whole. A thread
- * that nobody interrupts may write its line itself ({@link #sendNow}), saving the hand-off.
+ * call) can ever close the connection under the others, and a message goes out whole. The
+ * runner's reply may go out from the thread that has it ({@link #sendNow}), saving the hand-off.
  */
 final class Peer implements AutoCloseable {
 
@@ -58,7 +58,8 @@ final class Peer implements AutoCloseable {
         sendLine(Protocol.encode(message));
     }
 
-    private void sendLine(byte[] line) {
+    /** Queues a line {@link Protocol#encode} made. */
+    void sendLine(byte[] line) {
         if (!closed) {
             outgoing.add(line);
         }
@@ -66,13 +67,13 @@ final class Peer implements AutoCloseable {
 
     /**
      * Writes a line {@link Protocol#encode} made from this thread when it can go out at once (the
-     * connection free, nothing queued, this thread not interrupted), else queues it. Only for a
-     * thread that no one interrupts while it writes (an interrupt in a channel write closes the
-     * connection): the server's request thread sending its call (nothing in the server interrupts
-     * one), and the runner's call thread once its call has left the calls a cancel interrupts. A
-     * line may overtake one the writer has just taken from the queue: another call's, whose order
-     * does not matter, or a progress of the same call, which then arrives after its reply and is
-     * ignored.
+     * connection free, nothing queued, this thread not interrupted), else queues it. Only for the
+     * runner's call thread with its reply: once its call has left the calls a cancel interrupts,
+     * nobody interrupts it (an interrupt in a channel write closes the connection), and it writes
+     * to the server, which always reads. The server never writes this way: a runner that stops
+     * reading would hold the calling thread in the write, past its call's deadline. A reply may
+     * overtake a line the writer has just taken from the queue: another call's, whose order does
+     * not matter, or a progress of the same call, which then arrives after its reply and is ignored.
      */
     void sendNow(byte[] line) {
         if (closed || Thread.currentThread().isInterrupted() || !outgoing.isEmpty() || !writing.tryLock()) {

@@ -205,7 +205,7 @@ public final class RunnerLink implements ToolExecutor {
             pending.remove(id);
             throw new Unanswered("the runner's connection ended just now; try again shortly");
         }
-        current.sendNow(line);
+        current.sendLine(line); // queued, never written here: a runner that stops reading must not hold this thread
         if (cancellation != CallCancellation.NEVER) { // its callbacks would pile up, never to run
             cancellation.onCancel(why -> {
                 // Answered at once, as the client asked; the runner kills the command tree on its own.
