@@ -6,12 +6,14 @@ import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.ReentrantLock;
 import tools.jackson.core.json.JsonFactory;
 
 /**
  * One connection of the channel, either side: lines in through one reader (the caller's thread),
  * lines out through one writer thread of its own, so that no caller's interrupt (a cancelled
- * call) can ever close the connection under the others, and a message goes out whole.
+ * call) can ever close the connection under the others, and a message goes out whole. The
+ * runner's reply may go out from the thread that has it ({@link #sendNow}), saving the hand-off.
  */
 final class Peer implements AutoCloseable {
 
@@ -21,6 +23,9 @@ final class Peer implements AutoCloseable {
     private final Protocol.Sender other;
     private final BlockingQueue<byte[]> outgoing = new LinkedBlockingQueue<>();
     private final Lines lines;
+    private final OutputStream out;
+    /** Held while a line is written, by the writer thread or a {@link #sendNow} caller. */
+    private final ReentrantLock writing = new ReentrantLock();
     private volatile JsonFactory factory;
     private volatile boolean closed;
 
@@ -30,8 +35,8 @@ final class Peer implements AutoCloseable {
         this.other = other;
         this.lines = new Lines(Channels.newInputStream(channel), reading.lineBytes());
         this.factory = reading.factory();
-        OutputStream out = Channels.newOutputStream(channel);
-        Thread.ofVirtual().name("channel-writer").start(() -> write(out));
+        this.out = Channels.newOutputStream(channel);
+        Thread.ofVirtual().name("channel-writer").start(this::write);
     }
 
     /** Reads within {@code reading} from now on (the hello is read within smaller bounds than calls). */
@@ -60,25 +65,55 @@ final class Peer implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes a line {@link Protocol#encode} made from this thread when it can go out at once (the
+     * connection free, nothing queued, this thread not interrupted), else queues it. Only for the
+     * runner's call thread with its reply: once its call has left the calls a cancel interrupts,
+     * nobody interrupts it (an interrupt in a channel write closes the connection), and it writes
+     * to the server, which always reads. The server never writes this way: a runner that stops
+     * reading would hold the calling thread in the write, past its call's deadline. A reply may
+     * overtake a line the writer has just taken from the queue: another call's, whose order does
+     * not matter, or a progress of the same call, which then arrives after its reply and is ignored.
+     */
+    void sendNow(byte[] line) {
+        if (closed || Thread.currentThread().isInterrupted() || !outgoing.isEmpty() || !writing.tryLock()) {
+            sendLine(line);
+            return;
+        }
+        try {
+            out.write(line);
+            out.flush();
+        } catch (IOException e) {
+            close();
+        } finally {
+            writing.unlock();
+        }
+    }
+
     boolean closed() {
         return closed;
     }
 
-    private void write(OutputStream out) {
+    private void write() {
         try {
             while (true) {
                 byte[] line = outgoing.take();
                 if (line == END) {
                     return;
                 }
-                out.write(line);
-                while ((line = outgoing.poll()) != null && line != END) {
+                writing.lock();
+                try {
                     out.write(line);
+                    while ((line = outgoing.poll()) != null && line != END) {
+                        out.write(line);
+                    }
+                    if (line == END) {
+                        return;
+                    }
+                    out.flush();
+                } finally {
+                    writing.unlock();
                 }
-                if (line == END) {
-                    return;
-                }
-                out.flush();
             }
         } catch (IOException | InterruptedException e) {
             close();

@@ -159,27 +159,34 @@ final class Protocol {
         }
     }
 
-    /** A tool call whose arguments passed the tool's input schema. */
-    record Call(long id, String tool, Map<String, Object> arguments) implements Message {
+    /**
+     * A tool call whose arguments passed the tool's input schema; {@code progress}: whether the
+     * client listens for progress (it sent a progress token), so that none is made for nobody.
+     */
+    record Call(long id, String tool, Map<String, Object> arguments, boolean progress) implements Message {
         static Call read(Fields in) throws Violation {
             long id = 0;
             String tool = null;
             Map<String, Object> arguments = null;
+            Boolean progress = null;
             while (in.next()) {
                 switch (in.name()) {
                     case "id" -> id = in.id();
                     case "tool" -> tool = in.string(NAME_CHARS);
+                    case "progress" -> progress = in.bool();
                     case "arguments" -> arguments = in.object();
                     default -> throw in.unknown();
                 }
             }
-            return new Call(requiredId(id), required(tool, "tool"), required(arguments, "arguments"));
+            return new Call(requiredId(id), required(tool, "tool"), required(arguments, "arguments"),
+                    required(progress, "progress"));
         }
 
         @Override
         public void write(JsonGenerator out) {
             out.writeNumberProperty("id", id);
             out.writeStringProperty("tool", tool);
+            out.writeBooleanProperty("progress", progress);
             out.writeName("arguments");
             writeValue(out, arguments);
         }
@@ -382,8 +389,8 @@ final class Protocol {
         return line;
     }
 
-    /** A call's own tokens around its arguments: its braces, the names kind, id, tool and arguments, and three values. */
-    static final int CALL_TOKENS = 9;
+    /** A call's own tokens around its arguments: its braces, the names kind, id, tool, progress and arguments, and four values. */
+    static final int CALL_TOKENS = 11;
     /** The nesting of a call's arguments object: inside the message's own. */
     private static final int CALL_DEPTH = 2;
 

@@ -2,6 +2,7 @@ package dev.sandboxmcp.runner;
 
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.health.HealthProbe;
+import dev.sandboxmcp.tools.Progress;
 import dev.sandboxmcp.tools.ToolExecutor;
 import dev.sandboxmcp.tools.ToolResponse;
 import java.io.IOException;
@@ -187,9 +188,7 @@ public final class RunnerAgent implements AutoCloseable {
         Thread worker = Thread.ofVirtual().name("runner-call").unstarted(() -> {
             ToolResponse response;
             try {
-                response = tools.execute(call.tool(), call.arguments(), (done, total, text) ->
-                        current.send(new Protocol.Progress(call.id(), done, total, text.length() <= Protocol.REASON_CHARS
-                                ? text : text.substring(0, Protocol.REASON_CHARS - 3) + "...")));
+                response = tools.execute(call.tool(), call.arguments(), progressOf(current, call));
             } catch (RuntimeException e) {
                 LOG.error("tool {} failed unexpectedly", call.tool(), e);
                 response = ToolResponse.failure(null, "internal error in the runner (" + e.getClass().getSimpleName()
@@ -198,7 +197,7 @@ public final class RunnerAgent implements AutoCloseable {
                 inFlight.remove(call.id());
             }
             try {
-                current.send(reply(call.id(), response));
+                current.sendNow(Protocol.encode(reply(call.id(), response))); // out of inFlight: no cancel interrupts this thread now
             } catch (IllegalArgumentException notJson) {
                 LOG.error("tool {} returned a result that is not JSON: {}", call.tool(), notJson.getMessage());
                 current.send(reply(call.id(), ToolResponse.failure(null, "internal error in the runner (a result that is "
@@ -210,6 +209,15 @@ public final class RunnerAgent implements AutoCloseable {
             return;
         }
         worker.start();
+    }
+
+    /** Progress over the channel when the client listens for it, else none (no ticker starts for nobody). */
+    private static Progress progressOf(Peer current, Protocol.Call call) {
+        if (!call.progress()) {
+            return Progress.NONE;
+        }
+        return (done, total, text) -> current.send(new Protocol.Progress(call.id(), done, total,
+                text.length() <= Protocol.REASON_CHARS ? text : text.substring(0, Protocol.REASON_CHARS - 3) + "..."));
     }
 
     static Protocol.Reply reply(long id, ToolResponse response) {

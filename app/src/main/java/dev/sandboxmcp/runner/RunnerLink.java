@@ -151,7 +151,7 @@ public final class RunnerLink implements ToolExecutor {
         long id = ids.incrementAndGet();
         byte[] line;
         try {
-            line = Protocol.encode(new Protocol.Call(id, tool, arguments), runnerReads);
+            line = Protocol.encode(new Protocol.Call(id, tool, arguments, progress != Progress.NONE), runnerReads);
         } catch (Protocol.Violation | IllegalArgumentException e) {
             return ToolResponse.failure(null, "the call's arguments are too large for the runner (" + e.getMessage()
                     + "); send less in one call");
@@ -205,7 +205,7 @@ public final class RunnerLink implements ToolExecutor {
             pending.remove(id);
             throw new Unanswered("the runner's connection ended just now; try again shortly");
         }
-        current.sendLine(line);
+        current.sendLine(line); // queued, never written here: a runner that stops reading must not hold this thread
         if (cancellation != CallCancellation.NEVER) { // its callbacks would pile up, never to run
             cancellation.onCancel(why -> {
                 // Answered at once, as the client asked; the runner kills the command tree on its own.

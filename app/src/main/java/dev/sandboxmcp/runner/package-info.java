@@ -23,7 +23,8 @@
  *                                   declared range, each once): the runner builds its tools from
  *                                   the first, and gives up if a later one differs
  *   refused   server   hello        reason (<= 200 chars); the runner exits, its container restarts
- *   call      server   established  id (> 0), tool (<= 64 chars), arguments (an object)
+ *   call      server   established  id (> 0), tool (<= 64 chars), progress (whether the client
+ *                                     listens for it), arguments (an object)
  *   cancel    server   established  id; interrupts that call (its command tree is killed)
  *   ping      server   established  id
  *   progress  runner   established  id, done, total (or null), message (<= 200 chars)

@@ -54,6 +54,8 @@ class ChannelTest {
     static final class EchoTool implements SandboxTool {
         final CountDownLatch started = new CountDownLatch(1);
         final CountDownLatch interrupted = new CountDownLatch(1);
+        /** Whether each call, in order, was given a progress that goes somewhere. */
+        final List<Boolean> progressListened = java.util.Collections.synchronizedList(new ArrayList<>());
 
         @Override
         public McpSchema.Tool definition() {
@@ -65,6 +67,7 @@ class ChannelTest {
         public ToolResponse call(ToolArguments arguments, Progress progress) {
             try {
                 String text = arguments.optionalString("text", "");
+                progressListened.add(progress != Progress.NONE);
                 started.countDown();
                 if (text.equals("block")) {
                     Thread.sleep(Duration.ofMinutes(5));
@@ -117,8 +120,21 @@ class ChannelTest {
     }
 
     @Test
+    void aCallWhoseClientDoesNotListenMakesNoProgressAtTheRunner() throws Exception {
+        EchoTool echo = new EchoTool();
+        RunnerLink link = connected(echo, 8);
+        List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+        assertThat(link.execute("echo", Map.of("text", "quiet"), Progress.NONE).text()).isEqualTo("quiet");
+        assertThat(link.execute("echo", Map.of("text", "heard"), (done, total, message) -> heard.add(message)).text())
+                .isEqualTo("heard");
+        assertThat(echo.progressListened).containsExactly(false, true);
+        assertThat(heard).hasSize(2).contains("half");
+    }
+
+    @Test
     void callsRoundTripMultiplexedWithProgress() throws Exception {
-        RunnerLink link = connected(new EchoTool(), 8);
+        // Room for all 20 at once (they may all be in flight): "busy" has its own test.
+        RunnerLink link = connected(new EchoTool(), 20);
         List<CompletableFuture<ToolResponse>> calls = new ArrayList<>();
         List<String> progress = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int i = 0; i < 20; i++) {

@@ -41,7 +41,7 @@ class ProtocolTest {
     }
 
     static boolean runnerTakes(Map<String, Object> arguments, Bounds bounds) {
-        byte[] line = Protocol.encode(new Protocol.Call(1, "run_command", arguments));
+        byte[] line = Protocol.encode(new Protocol.Call(1, "run_command", arguments, false));
         try {
             Protocol.decode(line, line.length - 1, Protocol.Sender.SERVER, Protocol.Phase.ESTABLISHED, bounds.factory());
             return line.length - 1 <= bounds.lineBytes();
@@ -52,7 +52,7 @@ class ProtocolTest {
 
     static boolean encoderTakes(Map<String, Object> arguments, Bounds bounds) {
         try {
-            Protocol.encode(new Protocol.Call(1, "run_command", arguments), bounds);
+            Protocol.encode(new Protocol.Call(1, "run_command", arguments, false), bounds);
             return true;
         } catch (Protocol.Violation e) {
             return false;
@@ -75,7 +75,7 @@ class ProtocolTest {
                 java.util.Collections.nCopies(100, Map.of("a", List.of(1, "b"))));
         for (Object value : values) {
             Map<String, Object> arguments = arguments(value);
-            long parsed = parsedTokens(Protocol.encode(new Protocol.Call(7, "run_command", arguments)), wide);
+            long parsed = parsedTokens(Protocol.encode(new Protocol.Call(7, "run_command", arguments, false)), wide);
             // Within a bound of exactly the parser's count it is taken; one less, refused.
             Bounds exact = new Bounds(1 << 20, Math.max(64, parsed), 64, 1 << 20);
             assertThat(encoderTakes(arguments, exact)).as("%s at %d tokens", value, parsed).isTrue();
@@ -118,9 +118,25 @@ class ProtocolTest {
     }
 
     @Test
+    void aCallSaysWhetherItsClientListensForProgressAndMustSayIt() throws Exception {
+        for (boolean listens : List.of(true, false)) {
+            byte[] line = Protocol.encode(new Protocol.Call(3, "run_command", arguments(1), listens));
+            assertThat(Protocol.decode(line, line.length - 1, Protocol.Sender.SERVER, Protocol.Phase.ESTABLISHED,
+                    TIGHT.factory())).isEqualTo(new Protocol.Call(3, "run_command", arguments(1), listens));
+        }
+        for (String progress : List.of("", ",\"progress\":1", ",\"progress\":\"true\"", ",\"progress\":null")) {
+            byte[] line = ("{\"kind\":\"call\",\"id\":3,\"tool\":\"run_command\"" + progress
+                    + ",\"arguments\":{}}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertThatThrownBy(() -> Protocol.decode(line, line.length, Protocol.Sender.SERVER,
+                    Protocol.Phase.ESTABLISHED, TIGHT.factory())).as(progress).isInstanceOf(Protocol.Violation.class)
+                    .hasMessageContaining("progress");
+        }
+    }
+
+    @Test
     void aLineOverTheByteBoundIsRefusedWithItsSize() {
         Bounds small = new Bounds(1024, 100, 6, 4096);
-        assertThatThrownBy(() -> Protocol.encode(new Protocol.Call(1, "run_command", arguments("x".repeat(2000))), small))
+        assertThatThrownBy(() -> Protocol.encode(new Protocol.Call(1, "run_command", arguments("x".repeat(2000)), false), small))
                 .isInstanceOf(Protocol.Violation.class).hasMessageContaining("over the bound of 1024");
     }
 }

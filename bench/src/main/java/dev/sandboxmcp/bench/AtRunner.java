@@ -26,7 +26,9 @@ final class AtRunner implements AutoCloseable {
     }
 
     static AtRunner start(Path workspace) throws Exception {
-        Map<String, String> environment = Map.of("PATH", System.getenv("PATH"), "HOME", System.getenv("HOME"));
+        // What the jar's commands get from the bench (OurJar inherits it) and the shell beside them too:
+        // a login shell's profile costs more or less with what the environment holds.
+        Map<String, String> environment = System.getenv();
         Bounds bounds = new Bounds(16 << 20, 200_000, 64, 16 << 20);
         RunnerLink link = new RunnerLink(bounds, (tool, arguments) -> Duration.ofSeconds(60));
         return new AtRunner(link, ChildRunner.start(environment, workspace, link, bounds, Limits.defaults(),
