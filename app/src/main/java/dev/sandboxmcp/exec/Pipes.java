@@ -10,6 +10,18 @@ final class Pipes {
 
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
+    /** Starts a named thread. */
+    @FunctionalInterface
+    interface Threads {
+        Thread start(String name, Runnable body);
+    }
+
+    /**
+     * Where the pipes' threads come from. A test replaces it to make a start fail as the JVM does
+     * when the pids limit is taken ({@code OutOfMemoryError: unable to create native thread}).
+     */
+    static volatile Threads threads = (name, body) -> Thread.ofPlatform().daemon().name(name).start(body);
+
     private Pipes() {
     }
 
@@ -20,7 +32,7 @@ final class Pipes {
      * two-CPU runner (JDK's own process pipes avoid this through an internal poller).
      */
     static Thread thread(String name, Runnable body) {
-        return Thread.ofPlatform().daemon().name(name).start(body);
+        return threads.start(name, body);
     }
 
     /** Reads {@code in} into {@code log} until end of stream, or until the pipe is closed under us. */

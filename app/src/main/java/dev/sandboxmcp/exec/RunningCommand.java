@@ -1,5 +1,6 @@
 package dev.sandboxmcp.exec;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,27 +82,47 @@ public final class RunningCommand implements CommandOutcome {
             OutputLog stdout, OutputLog stderr, Duration timeout, Duration killGrace, Runnable release)
             throws IOException {
         long started = System.nanoTime();
-        SessionShell.Started shell;
+        SessionShell.Started shell = null;
         try {
             shell = SessionShell.start(command, directory, environment, !(stdin instanceof Stdin.AtEnd), stderr == null);
-        } catch (IOException | RuntimeException e) {
-            release.run();
-            throw e;
+            Process process = shell.process();
+            if (stdin instanceof Stdin.Given(byte[] bytes)) {
+                Pipes.thread("stdin-" + process.pid(), () -> Pipes.feed(process, bytes));
+            }
+            JobInput input = stdin instanceof Stdin.Open ? new JobInput(process.getOutputStream(), "stdin-" + process.pid()) : null;
+            Map<String, OutputLog> streams = new LinkedHashMap<>();
+            List<Thread> readers = new ArrayList<>();
+            streams.put(stderr == null ? "output" : "stdout", stdout);
+            readers.add(Pipes.thread("stdout-" + process.pid(), () -> Pipes.drain(process.getInputStream(), stdout)));
+            if (stderr != null) {
+                streams.put("stderr", stderr);
+                readers.add(Pipes.thread("stderr-" + process.pid(), () -> Pipes.drain(process.getErrorStream(), stderr)));
+            }
+            return new RunningCommand(shell, input, streams, readers, started, timeout, killGrace, release);
+        } catch (Throwable failed) {
+            // Whatever failed (a thread the pids limit refused is an Error), nothing may stay reserved or running.
+            try {
+                if (shell != null) {
+                    abort(shell);
+                }
+            } finally {
+                release.run();
+            }
+            throw failed;
         }
-        Process process = shell.process();
-        if (stdin instanceof Stdin.Given(byte[] bytes)) {
-            Pipes.thread("stdin-" + process.pid(), () -> Pipes.feed(process, bytes));
+    }
+
+    /** Kills a shell whose start failed half-way, and closes our ends of its pipes. */
+    private static void abort(SessionShell.Started shell) {
+        shell.tree().terminate(Duration.ZERO);
+        for (Closeable pipe : List.of(shell.process().getOutputStream(), shell.process().getInputStream(),
+                shell.process().getErrorStream())) {
+            try {
+                pipe.close();
+            } catch (IOException ignored) {
+                // best effort: the shell is dead, its readers end at end of file
+            }
         }
-        JobInput input = stdin instanceof Stdin.Open ? new JobInput(process.getOutputStream(), "stdin-" + process.pid()) : null;
-        Map<String, OutputLog> streams = new LinkedHashMap<>();
-        List<Thread> readers = new ArrayList<>();
-        streams.put(stderr == null ? "output" : "stdout", stdout);
-        readers.add(Pipes.thread("stdout-" + process.pid(), () -> Pipes.drain(process.getInputStream(), stdout)));
-        if (stderr != null) {
-            streams.put("stderr", stderr);
-            readers.add(Pipes.thread("stderr-" + process.pid(), () -> Pipes.drain(process.getErrorStream(), stderr)));
-        }
-        return new RunningCommand(shell, input, streams, readers, started, timeout, killGrace, release);
     }
 
     /** The output logs by name, in the order job_output offers them; they fill while it runs. */

@@ -56,6 +56,15 @@ final class SpawnedProcess extends Process {
             PosixSpawn.Child child = PosixSpawn.spawn(argv, directory, environment, pipeStdin, mergeStderr);
             try {
                 return new SpawnedProcess(child, OwnPeak.kib());
+            } catch (Throwable failed) {
+                // No waiter took it (its thread may be what failed): kill and reap it here, while no orphan reaper can.
+                ProcessHandle.of(child.pid()).ifPresent(ProcessHandle::destroyForcibly);
+                try {
+                    PosixSpawn.reap(child.pid(), 0);
+                } catch (IOException | RuntimeException reapFailed) {
+                    failed.addSuppressed(reapFailed);
+                }
+                throw failed;
             } finally {
                 PosixSpawn.close(child.stdinFd());
                 PosixSpawn.close(child.stdoutFd());
