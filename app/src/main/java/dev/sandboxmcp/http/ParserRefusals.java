@@ -31,8 +31,14 @@ final class ParserRefusals extends ErrorHandler {
     @Override
     protected void generateResponse(Request request, Response response, int status, String reason, Throwable cause,
             Callback callback) {
+        Problem problem = problem(status, reason);
+        if (TraceAndOptionsFilter.refused(request.getMethod())) { // OPTIONS *: no servlet path, so no filter saw it
+            problem = Problem.methodNotAnswered(request.getMethod());
+            response.setStatus(problem.status());
+            response.getHeaders().put(HttpHeader.ALLOW, TraceAndOptionsFilter.ALLOW);
+        }
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, JsonRpcErrors.CONTENT_TYPE);
-        response.write(true, ByteBuffer.wrap(JsonRpcErrors.bytes(null, problem(status, reason))), callback);
+        response.write(true, ByteBuffer.wrap(JsonRpcErrors.bytes(null, problem)), callback);
     }
 
     @Override

@@ -85,6 +85,12 @@ record Problem(int status, int code, String message) {
                 + "; MCP is at " + streamable + " (Streamable HTTP, POST) and " + sse + " (HTTP+SSE)");
     }
 
+    /** TRACE or OPTIONS, refused on every path. */
+    static Problem methodNotAnswered(String method) {
+        return new Problem(405, JsonRpcErrors.INVALID_REQUEST, method + " is not answered by this server; MCP clients "
+                + "use POST and GET");
+    }
+
     static Problem tooManyConnections(int max) {
         return new Problem(503, JsonRpcErrors.INTERNAL_ERROR, "too many connections: " + max
                 + " are open, the most allowed (MCP_MAX_CONNECTIONS); retry shortly");
