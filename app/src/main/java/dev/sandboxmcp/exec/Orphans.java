@@ -113,10 +113,13 @@ public final class Orphans {
     /** Opens the account of a command that has just started, its orphans counted to it until {@link #close}. */
     static Account open(ProcessTree tree) {
         Account account = new Account(tree);
-        if (adopting) {
-            ACCOUNTS.add(account);
-        }
+        ACCOUNTS.add(account);
         return account;
+    }
+
+    /** How many accounts are open: one per command that has started and not ended. */
+    static int openAccounts() {
+        return ACCOUNTS.size();
     }
 
     /** Reaps every orphan there is now (the account's tree has been killed), then closes the account. */

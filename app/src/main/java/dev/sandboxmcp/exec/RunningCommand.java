@@ -182,6 +182,7 @@ public final class RunningCommand implements CommandOutcome {
      * was reserved for it. {@code timedOut}: its deadline ended it.
      */
     Ending finish(boolean timedOut) throws InterruptedException {
+        boolean settled = false;
         try {
             if (timedOut) {
                 killedFor(new Ending.TimedOut());
@@ -191,15 +192,24 @@ public final class RunningCommand implements CommandOutcome {
             int exitCode = process.waitFor();
             long millis = elapsedMillis();
             Pipes.awaitReaders(process, readers);
-            if (input != null) {
-                input.end();
-            }
-            Usage orphaned = Orphans.close(orphans);
+            Usage orphaned = settle();
+            settled = true;
             Usage usage = process instanceof SpawnedProcess spawned ? spawned.usage().plus(orphaned) : null;
             return new Ending(exitCode, millis, usage, cause(exitCode));
         } finally {
+            if (!settled) { // interrupted (the call cancelled) or failed on the way
+                settle();
+            }
             release();
         }
+    }
+
+    /** Ends its input and closes its orphan account (both may be done twice); what its orphans took. */
+    private Usage settle() {
+        if (input != null) {
+            input.end();
+        }
+        return Orphans.close(orphans);
     }
 
     private Ending.Cause cause(int exitCode) {
@@ -259,10 +269,7 @@ public final class RunningCommand implements CommandOutcome {
         try {
             kill();
         } finally {
-            if (input != null) {
-                input.end();
-            }
-            Orphans.close(orphans);
+            settle();
             release();
             if (interrupted) {
                 Thread.currentThread().interrupt();
