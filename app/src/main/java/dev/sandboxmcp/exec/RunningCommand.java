@@ -231,6 +231,9 @@ public final class RunningCommand implements CommandOutcome {
     /** As {@link #kill()}, its ending to give {@code why} (the first reason given wins). */
     void kill(Ending.Cause why) {
         killedFor(why);
+        if (input != null) {
+            input.end(); // it reads no more; a write waiting on it must not wait for what escaped the kill
+        }
         tree.terminate(killGrace);
         sweepLater();
     }
