@@ -27,7 +27,7 @@ final class Pipes {
 
     /**
      * Starts a thread that reads or writes one of a command's pipes. A platform thread, because
-     * those pipes are plain descriptors that {@code FileInputStream} waits on while holding its
+     * those pipes are plain descriptors that a blocking read or write waits on while holding its
      * carrier: on virtual threads, two quiet commands would stall every other call of a
      * two-CPU runner (JDK's own process pipes avoid this through an internal poller).
      */
