@@ -68,8 +68,8 @@ public final class RunningCommand implements CommandOutcome {
         this.deadlineNanos = timeout == null ? Long.MAX_VALUE : startedNanos + timeout.toNanos();
         this.killGrace = killGrace;
         this.release = release;
-        this.orphans = Orphans.open(tree);
         this.oomKillsBefore = MemoryCgroup.OWN.oomKills();
+        this.orphans = Orphans.open(tree); // last: nothing after it can fail and leave the account open
     }
 
     /**
