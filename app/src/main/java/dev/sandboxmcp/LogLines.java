@@ -1,5 +1,6 @@
 package dev.sandboxmcp;
 
+import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -12,9 +13,13 @@ import java.nio.charset.StandardCharsets;
  * escapes ({@code \n}, {@code \\u2028}), so no value a client or the runner sent can end a line
  * and start one of its own, such as a forged audit line in {@code docker logs}. Only the line
  * ends that {@code println} adds remain. Escaping here, at the one place every log line passes,
- * rather than at each logging call, covers the calls written tomorrow too.
+ * rather than at each logging call, covers the calls written tomorrow too; bytes written as bytes
+ * are escaped as well ({@link #write(byte[], int, int)}), so no writer gets around it.
  */
 final class LogLines extends PrintStream {
+
+    /** Set while {@link #println()} writes its line end. Guarded by this. */
+    private boolean lineEnd;
 
     LogLines(OutputStream out) {
         super(out, true, StandardCharsets.UTF_8);
@@ -39,6 +44,106 @@ final class LogLines extends PrintStream {
     @Override
     public void print(char c) {
         print(String.valueOf(c));
+    }
+
+    /** Only {@code println} ends a line: each ends here, where the line end is let through. */
+    @Override
+    public void println() {
+        synchronized (this) {
+            lineEnd = true;
+            try {
+                super.println();
+            } finally {
+                lineEnd = false;
+            }
+        }
+    }
+
+    @Override
+    public void println(String text) {
+        synchronized (this) {
+            print(text);
+            println();
+        }
+    }
+
+    @Override
+    public void println(Object value) {
+        println(String.valueOf(value));
+    }
+
+    @Override
+    public void println(char[] text) {
+        println(new String(text));
+    }
+
+    @Override
+    public void println(char c) {
+        println(String.valueOf(c));
+    }
+
+    @Override
+    public void println(boolean b) {
+        println(String.valueOf(b));
+    }
+
+    @Override
+    public void println(int i) {
+        println(String.valueOf(i));
+    }
+
+    @Override
+    public void println(long l) {
+        println(String.valueOf(l));
+    }
+
+    @Override
+    public void println(float f) {
+        println(String.valueOf(f));
+    }
+
+    @Override
+    public void println(double d) {
+        println(String.valueOf(d));
+    }
+
+    /**
+     * Bytes written as bytes, by whatever holds this stream as an {@code OutputStream} (a
+     * java.util.logging handler, say), and what the prints above come down to: every ASCII control
+     * byte is escaped but a tab, the line end {@code println} adds, and a line feed that ends a
+     * longer write (a handler's record; a lone one, a byte at a time, is escaped). Bytes of
+     * multi-byte characters pass as they are.
+     */
+    @Override
+    public synchronized void write(byte[] buffer, int offset, int length) {
+        ByteArrayOutputStream out = null;
+        int end = offset + length;
+        for (int i = offset; i < end; i++) {
+            int b = buffer[i] & 0xff;
+            boolean endsLine = b == '\n' && i == end - 1 && (length > 1 || lineEnd);
+            String escape = b >= 0x80 || endsLine ? null : escape((char) b);
+            if (escape != null && out == null) {
+                out = new ByteArrayOutputStream(length + 16);
+                out.write(buffer, offset, i - offset);
+            }
+            if (out != null) {
+                if (escape != null) {
+                    out.writeBytes(escape.getBytes(StandardCharsets.US_ASCII));
+                } else {
+                    out.write(b);
+                }
+            }
+        }
+        if (out == null) {
+            super.write(buffer, offset, length);
+        } else {
+            super.write(out.toByteArray(), 0, out.size());
+        }
+    }
+
+    @Override
+    public void write(int b) {
+        write(new byte[] {(byte) b}, 0, 1);
     }
 
     /** {@code text} with what could break or fake a line escaped; the same string when nothing needs it. */

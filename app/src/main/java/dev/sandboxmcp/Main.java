@@ -46,6 +46,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.LogManager;
+import java.util.logging.Logger;
 
 /**
  * The jar's modes: {@code serve} (the HTTP server; the default), {@code runner} (commands and
@@ -116,6 +119,9 @@ public final class Main {
      */
     private static void launch(Startup startup) {
         System.setErr(new LogLines(new BufferedOutputStream(new FileOutputStream(FileDescriptor.err), 1 << 13)));
+        // java.util.logging (the JDK's own loggers) may hold the standard error it found first: give it this one.
+        LogManager.getLogManager().reset();
+        Logger.getLogger("").addHandler(new ConsoleHandler());
         try {
             startup.run();
         } catch (ConfigException e) {

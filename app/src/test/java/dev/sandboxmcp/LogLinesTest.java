@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.SimpleFormatter;
+import java.util.logging.StreamHandler;
 import org.junit.jupiter.api.Test;
 
 class LogLinesTest {
@@ -32,5 +36,25 @@ class LogLinesTest {
                 "java.lang.IllegalStateException: two\\n{\"event\":\"tool_call\"}",
                 "three \\r{\"event\":\"tool_call\"}\\n\\nf\\nv", // only println ends a line: printf's %n does not
                 "");
+    }
+
+    @Test
+    void bytesWrittenAsBytesAndJavaUtilLoggingEndInOneLineToo() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (LogLines out = new LogLines(bytes)) {
+            out.writeBytes("raw\n{\"event\":\"tool_call\"}\r\u001b[2K\té\n".getBytes(StandardCharsets.UTF_8));
+            for (byte b : "bytes one at a time\n{\"event\":\"tool_call\"}".getBytes(StandardCharsets.UTF_8)) {
+                out.write(b);
+            }
+            out.println();
+            StreamHandler handler = new StreamHandler(out, new SimpleFormatter());
+            handler.publish(new LogRecord(Level.WARNING, "jul\n{\"event\":\"tool_call\"}"));
+            handler.flush();
+        }
+        String[] lines = bytes.toString(StandardCharsets.UTF_8).split("\n", -1);
+        assertThat(lines).hasSize(4);
+        assertThat(lines[0]).isEqualTo("raw\\n{\"event\":\"tool_call\"}\\r\\u001b[2K\té");
+        assertThat(lines[2]).contains("\\nWARNING: jul\\n{\"event\":\"tool_call\"}");
+        assertThat(lines).noneMatch(line -> line.startsWith("{"));
     }
 }

@@ -87,15 +87,17 @@ public final class CommandRunner implements AutoCloseable {
         if (closed) {
             throw new IOException("the server is shutting down; no new commands are started");
         }
+        RunningCommand.Stdin input = stdin == null ? new RunningCommand.Stdin.AtEnd() : new RunningCommand.Stdin.Given(stdin);
+        OutputLog stdout = new OutputLog(headBytes, outputCapBytes);
+        OutputLog stderr = new OutputLog(headBytes, outputCapBytes);
+        AtomicReference<RunningCommand> self = new AtomicReference<>();
         if (!slots.tryAcquire()) {
             throw new BusyException(maxConcurrent);
         }
         sweep.begin();
-        AtomicReference<RunningCommand> self = new AtomicReference<>();
-        RunningCommand started = RunningCommand.start(command, workingDirectory, environment,
-                stdin == null ? new RunningCommand.Stdin.AtEnd() : new RunningCommand.Stdin.Given(stdin),
-                new OutputLog(headBytes, outputCapBytes), new OutputLog(headBytes, outputCapBytes), timeout, killGrace,
-                () -> {
+        // From here on, start releases both whatever it throws, and the command's end does otherwise.
+        RunningCommand started = RunningCommand.start(command, workingDirectory, environment, input, stdout, stderr,
+                timeout, killGrace, () -> {
                     if (self.get() != null) {
                         running.remove(self.get());
                     }
@@ -111,9 +113,9 @@ public final class CommandRunner implements AutoCloseable {
         boolean exited;
         try {
             exited = started.awaitExit(budgeted ? budget : timeout);
-        } catch (InterruptedException cancelled) {
+        } catch (Throwable cancelledOrFailed) {
             started.abandon();
-            throw cancelled;
+            throw cancelledOrFailed;
         }
         if (!exited && budgeted) {
             return started;
@@ -134,9 +136,9 @@ public final class CommandRunner implements AutoCloseable {
         SessionShell.Started shell;
         try {
             shell = SessionShell.start("true", workingDirectory, environment, false, false);
-        } catch (IOException e) {
+        } catch (Throwable failed) {
             sweep.end();
-            throw e;
+            throw failed;
         }
         try {
             if (!shell.process().waitFor(deadline.toNanos(), TimeUnit.NANOSECONDS)) {

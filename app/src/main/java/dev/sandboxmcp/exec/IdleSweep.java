@@ -46,7 +46,8 @@ public final class IdleSweep {
     private final boolean enabled;
     private int active;
 
-    private IdleSweep(boolean enabled) {
+    /** {@code enabled}: sweeps when the last command or job ends; else only counts them. */
+    IdleSweep(boolean enabled) {
         this.enabled = enabled;
     }
 
@@ -57,6 +58,11 @@ public final class IdleSweep {
 
     synchronized void begin() {
         active++;
+    }
+
+    /** How many commands and jobs have begun and not ended. */
+    synchronized int active() {
+        return active;
     }
 
     /** Ends a command or job; the last one to end sweeps. */

@@ -19,7 +19,6 @@ final class JobInput {
 
     private final OutputStream pipe;
     private final String name;
-    private Thread writer;
     private long pending;
     private long written;
     private boolean closed;
@@ -46,7 +45,6 @@ final class JobInput {
             pending = bytes.length;
             closed = close;
             started = Pipes.thread(name, () -> write(bytes, close));
-            writer = started;
         }
         started.join(WAIT);
         synchronized (this) {
@@ -83,16 +81,16 @@ final class JobInput {
         return !closed && !broken;
     }
 
-    /** The job has ended: the pipe is closed (a write still waiting on it fails, as the job reads no more). */
+    /**
+     * The job has ended: the pipe is closed, even under a write still waiting on it (a process
+     * that escaped the kill may hold it without reading): the write fails and its thread ends,
+     * as the pipe is a channel that a close interrupts ({@link SpawnedProcess}).
+     */
     void end() {
-        boolean writing;
         synchronized (this) {
             closed = true;
-            writing = writer != null && writer.isAlive();
         }
-        if (!writing) {
-            closeQuietly();
-        }
+        closeQuietly();
     }
 
     private void closeQuietly() {

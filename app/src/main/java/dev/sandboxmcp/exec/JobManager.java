@@ -168,7 +168,14 @@ public final class JobManager implements AutoCloseable {
         Entry entry = new Entry(newId("job-"), command, cwdLabel, started, false);
         startedRunning.add(started);
         jobs.put(entry.id, entry);
-        entry.watch();
+        try {
+            entry.watch();
+        } catch (Throwable failed) { // its watcher's thread refused: nothing would ever end it
+            jobs.remove(entry.id);
+            startedRunning.remove(started);
+            started.abandon();
+            throw failed;
+        }
         return entry.snapshot();
     }
 

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What commands orphan, reaped by the runner and counted to the command it came from.
@@ -35,7 +35,7 @@ import java.util.logging.Logger;
  */
 public final class Orphans {
 
-    private static final Logger LOG = Logger.getLogger(Orphans.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Orphans.class);
     private static final Object LOCK = new Object();
     /** The spawned shells not yet reaped, by pid: theirs to reap. Guarded by LOCK. */
     private static final Map<Long, SpawnedProcess> OWNED = new HashMap<>();
@@ -61,7 +61,7 @@ public final class Orphans {
         try {
             PosixSpawn.becomeSubreaper();
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "commands' orphans go to the init, and their usage is not counted", e);
+            LOG.warn("commands' orphans go to the init, and their usage is not counted", e);
             return false;
         }
         adopting = true;
@@ -113,10 +113,13 @@ public final class Orphans {
     /** Opens the account of a command that has just started, its orphans counted to it until {@link #close}. */
     static Account open(ProcessTree tree) {
         Account account = new Account(tree);
-        if (adopting) {
-            ACCOUNTS.add(account);
-        }
+        ACCOUNTS.add(account);
         return account;
+    }
+
+    /** How many accounts are open: one per command that has started and not ended. */
+    static int openAccounts() {
+        return ACCOUNTS.size();
     }
 
     /** Reaps every orphan there is now (the account's tree has been killed), then closes the account. */
@@ -179,7 +182,7 @@ public final class Orphans {
             } catch (InterruptedException e) {
                 return;
             } catch (IOException | RuntimeException e) {
-                LOG.log(Level.WARNING, "reaping orphaned processes failed; trying again in a second", e);
+                LOG.warn("reaping orphaned processes failed; trying again in a second", e);
                 try {
                     Thread.sleep(1000);
                 } catch (InterruptedException stop) {

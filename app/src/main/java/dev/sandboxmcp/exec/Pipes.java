@@ -10,17 +10,29 @@ final class Pipes {
 
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
+    /** Starts a named thread. */
+    @FunctionalInterface
+    interface Threads {
+        Thread start(String name, Runnable body);
+    }
+
+    /**
+     * Where the pipes' threads come from. A test replaces it to make a start fail as the JVM does
+     * when the pids limit is taken ({@code OutOfMemoryError: unable to create native thread}).
+     */
+    static volatile Threads threads = (name, body) -> Thread.ofPlatform().daemon().name(name).start(body);
+
     private Pipes() {
     }
 
     /**
      * Starts a thread that reads or writes one of a command's pipes. A platform thread, because
-     * those pipes are plain descriptors that {@code FileInputStream} waits on while holding its
+     * those pipes are plain descriptors that a blocking read or write waits on while holding its
      * carrier: on virtual threads, two quiet commands would stall every other call of a
      * two-CPU runner (JDK's own process pipes avoid this through an internal poller).
      */
     static Thread thread(String name, Runnable body) {
-        return Thread.ofPlatform().daemon().name(name).start(body);
+        return threads.start(name, body);
     }
 
     /** Reads {@code in} into {@code log} until end of stream, or until the pipe is closed under us. */

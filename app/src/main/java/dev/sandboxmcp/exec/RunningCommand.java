@@ -1,5 +1,6 @@
 package dev.sandboxmcp.exec;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,8 +68,8 @@ public final class RunningCommand implements CommandOutcome {
         this.deadlineNanos = timeout == null ? Long.MAX_VALUE : startedNanos + timeout.toNanos();
         this.killGrace = killGrace;
         this.release = release;
-        this.orphans = Orphans.open(tree);
         this.oomKillsBefore = MemoryCgroup.OWN.oomKills();
+        this.orphans = Orphans.open(tree); // last: nothing after it can fail and leave the account open
     }
 
     /**
@@ -81,27 +82,47 @@ public final class RunningCommand implements CommandOutcome {
             OutputLog stdout, OutputLog stderr, Duration timeout, Duration killGrace, Runnable release)
             throws IOException {
         long started = System.nanoTime();
-        SessionShell.Started shell;
+        SessionShell.Started shell = null;
         try {
             shell = SessionShell.start(command, directory, environment, !(stdin instanceof Stdin.AtEnd), stderr == null);
-        } catch (IOException | RuntimeException e) {
-            release.run();
-            throw e;
+            Process process = shell.process();
+            if (stdin instanceof Stdin.Given(byte[] bytes)) {
+                Pipes.thread("stdin-" + process.pid(), () -> Pipes.feed(process, bytes));
+            }
+            JobInput input = stdin instanceof Stdin.Open ? new JobInput(process.getOutputStream(), "stdin-" + process.pid()) : null;
+            Map<String, OutputLog> streams = new LinkedHashMap<>();
+            List<Thread> readers = new ArrayList<>();
+            streams.put(stderr == null ? "output" : "stdout", stdout);
+            readers.add(Pipes.thread("stdout-" + process.pid(), () -> Pipes.drain(process.getInputStream(), stdout)));
+            if (stderr != null) {
+                streams.put("stderr", stderr);
+                readers.add(Pipes.thread("stderr-" + process.pid(), () -> Pipes.drain(process.getErrorStream(), stderr)));
+            }
+            return new RunningCommand(shell, input, streams, readers, started, timeout, killGrace, release);
+        } catch (Throwable failed) {
+            // Whatever failed (a thread the pids limit refused is an Error), nothing may stay reserved or running.
+            try {
+                if (shell != null) {
+                    abort(shell);
+                }
+            } finally {
+                release.run();
+            }
+            throw failed;
         }
-        Process process = shell.process();
-        if (stdin instanceof Stdin.Given(byte[] bytes)) {
-            Pipes.thread("stdin-" + process.pid(), () -> Pipes.feed(process, bytes));
+    }
+
+    /** Kills a shell whose start failed half-way, and closes our ends of its pipes. */
+    private static void abort(SessionShell.Started shell) {
+        shell.tree().terminate(Duration.ZERO);
+        for (Closeable pipe : List.of(shell.process().getOutputStream(), shell.process().getInputStream(),
+                shell.process().getErrorStream())) {
+            try {
+                pipe.close();
+            } catch (IOException ignored) {
+                // best effort: the shell is dead, its readers end at end of file
+            }
         }
-        JobInput input = stdin instanceof Stdin.Open ? new JobInput(process.getOutputStream(), "stdin-" + process.pid()) : null;
-        Map<String, OutputLog> streams = new LinkedHashMap<>();
-        List<Thread> readers = new ArrayList<>();
-        streams.put(stderr == null ? "output" : "stdout", stdout);
-        readers.add(Pipes.thread("stdout-" + process.pid(), () -> Pipes.drain(process.getInputStream(), stdout)));
-        if (stderr != null) {
-            streams.put("stderr", stderr);
-            readers.add(Pipes.thread("stderr-" + process.pid(), () -> Pipes.drain(process.getErrorStream(), stderr)));
-        }
-        return new RunningCommand(shell, input, streams, readers, started, timeout, killGrace, release);
     }
 
     /** The output logs by name, in the order job_output offers them; they fill while it runs. */
@@ -161,6 +182,7 @@ public final class RunningCommand implements CommandOutcome {
      * was reserved for it. {@code timedOut}: its deadline ended it.
      */
     Ending finish(boolean timedOut) throws InterruptedException {
+        boolean settled = false;
         try {
             if (timedOut) {
                 killedFor(new Ending.TimedOut());
@@ -170,15 +192,24 @@ public final class RunningCommand implements CommandOutcome {
             int exitCode = process.waitFor();
             long millis = elapsedMillis();
             Pipes.awaitReaders(process, readers);
-            if (input != null) {
-                input.end();
-            }
-            Usage orphaned = Orphans.close(orphans);
+            Usage orphaned = settle();
+            settled = true;
             Usage usage = process instanceof SpawnedProcess spawned ? spawned.usage().plus(orphaned) : null;
             return new Ending(exitCode, millis, usage, cause(exitCode));
         } finally {
+            if (!settled) { // interrupted (the call cancelled) or failed on the way
+                settle();
+            }
             release();
         }
+    }
+
+    /** Ends its input and closes its orphan account (both may be done twice); what its orphans took. */
+    private Usage settle() {
+        if (input != null) {
+            input.end();
+        }
+        return Orphans.close(orphans);
     }
 
     private Ending.Cause cause(int exitCode) {
@@ -200,6 +231,9 @@ public final class RunningCommand implements CommandOutcome {
     /** As {@link #kill()}, its ending to give {@code why} (the first reason given wins). */
     void kill(Ending.Cause why) {
         killedFor(why);
+        if (input != null) {
+            input.end(); // it reads no more; a write waiting on it must not wait for what escaped the kill
+        }
         tree.terminate(killGrace);
         sweepLater();
     }
@@ -238,10 +272,7 @@ public final class RunningCommand implements CommandOutcome {
         try {
             kill();
         } finally {
-            if (input != null) {
-                input.end();
-            }
-            Orphans.close(orphans);
+            settle();
             release();
             if (interrupted) {
                 Thread.currentThread().interrupt();

@@ -1,11 +1,12 @@
 package dev.sandboxmcp.exec;
 
-import java.io.FileInputStream;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -43,9 +44,10 @@ final class SpawnedProcess extends Process {
     private SpawnedProcess(PosixSpawn.Child child, long carriedKib) throws IOException {
         this.pid = child.pid();
         this.carriedKib = carriedKib;
-        this.stdin = child.stdinFd() < 0 ? closedOutput() : new FileOutputStream(reopen(child.stdinFd()));
-        this.stdout = new FileInputStream(reopen(child.stdoutFd()));
-        this.stderr = child.stderrFd() < 0 ? InputStream.nullInputStream() : new FileInputStream(reopen(child.stderrFd()));
+        this.stdin = child.stdinFd() < 0 ? closedOutput() : Channels.newOutputStream(reopen(child.stdinFd(), StandardOpenOption.WRITE));
+        this.stdout = Channels.newInputStream(reopen(child.stdoutFd(), StandardOpenOption.READ));
+        this.stderr = child.stderrFd() < 0 ? InputStream.nullInputStream()
+                : Channels.newInputStream(reopen(child.stderrFd(), StandardOpenOption.READ));
         REAPERS.execute(this::reap);
     }
 
@@ -56,6 +58,15 @@ final class SpawnedProcess extends Process {
             PosixSpawn.Child child = PosixSpawn.spawn(argv, directory, environment, pipeStdin, mergeStderr);
             try {
                 return new SpawnedProcess(child, OwnPeak.kib());
+            } catch (Throwable failed) {
+                // No waiter took it (its thread may be what failed): kill and reap it here, while no orphan reaper can.
+                ProcessHandle.of(child.pid()).ifPresent(ProcessHandle::destroyForcibly);
+                try {
+                    PosixSpawn.reap(child.pid(), 0);
+                } catch (IOException | RuntimeException reapFailed) {
+                    failed.addSuppressed(reapFailed);
+                }
+                throw failed;
             } finally {
                 PosixSpawn.close(child.stdinFd());
                 PosixSpawn.close(child.stdoutFd());
@@ -70,11 +81,14 @@ final class SpawnedProcess extends Process {
     }
 
     /**
-     * The pipe end, to be opened again as a Java stream through /proc (Java has no public way to
-     * adopt a raw descriptor). Opening an anonymous pipe never waits for a peer, unlike a FIFO.
+     * The pipe end, opened again through /proc (Java has no public way to adopt a raw descriptor);
+     * opening an anonymous pipe never waits for a peer, unlike a FIFO. A channel, because closing
+     * one fails a read or write blocked on it (a pipe that a process which escaped the kill holds
+     * and neither writes nor reads), where closing a {@code FileInputStream} or
+     * {@code FileOutputStream} leaves its thread blocked.
      */
-    private static java.io.File reopen(int fd) {
-        return new java.io.File("/proc/self/fd/" + fd);
+    private static FileChannel reopen(int fd, StandardOpenOption mode) throws IOException {
+        return FileChannel.open(Path.of("/proc/self/fd/" + fd), mode);
     }
 
     private static OutputStream closedOutput() {

@@ -78,11 +78,27 @@ record Problem(int status, int code, String message) {
                 what + "; the HTTP parser said: " + said + " (" + status + ")");
     }
 
+    /**
+     * A well-formed request refused past the parser, by a servlet's {@code sendError} or by
+     * Jetty finding nothing to serve it ({@code OPTIONS *}): the status alone, never the reason
+     * given with it.
+     */
+    static Problem refusedPastParser(int status) {
+        return new Problem(status, status >= 500 ? JsonRpcErrors.INTERNAL_ERROR : JsonRpcErrors.INVALID_REQUEST,
+                "the server refused the request: " + HttpStatus.getMessage(status) + " (" + status + ")");
+    }
+
     /** No endpoint answers {@code method} at {@code path} ({@code status} 404 or 405); names the ones that do. */
     static Problem noEndpoint(int status, String method, String path, String streamable, String sse) {
         String shown = path.length() <= 200 ? path : path.substring(0, 200) + "...";
         return new Problem(status, JsonRpcErrors.INVALID_REQUEST, "no endpoint answers " + method + " " + shown
                 + "; MCP is at " + streamable + " (Streamable HTTP, POST) and " + sse + " (HTTP+SSE)");
+    }
+
+    /** TRACE or OPTIONS, refused on every path. */
+    static Problem methodNotAnswered(String method) {
+        return new Problem(405, JsonRpcErrors.INVALID_REQUEST, method + " is not answered by this server; MCP clients "
+                + "use POST and GET");
     }
 
     static Problem tooManyConnections(int max) {

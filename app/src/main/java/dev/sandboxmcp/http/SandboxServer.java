@@ -119,6 +119,7 @@ public final class SandboxServer implements AutoCloseable {
                 ctx.status(problem.status()).contentType(JsonRpcErrors.CONTENT_TYPE).result(JsonRpcErrors.bytes(null, problem));
             });
             cfg.jetty.modifyServletContextHandler(handler -> {
+                addFilter(handler, new TraceAndOptionsFilter());
                 addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));
                 addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));
                 for (String messagePath : new String[] {config.path("/mcp"), config.path("/message")}) {

@@ -10,6 +10,7 @@
  *     |  refuses ambiguous framing (400); ParserRefusals, the server's error handler, words
  *     |  what Jetty's parser refuses (400, 431) before any filter sees it
  *     v
+ *   TraceAndOptionsFilter   405  TRACE and OPTIONS (OPTIONS * in ParserRefusals) every path
  *   OriginFilter            403  an Origin header outside the allow-list        every path but
  *   BearerTokenFilter       401  not exactly one right bearer token             the health probes
  *     |-- /healthz, <base>/healthz: answered by the server itself

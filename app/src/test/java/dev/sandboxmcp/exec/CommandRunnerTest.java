@@ -209,6 +209,31 @@ class CommandRunnerTest {
         return Long.parseLong(Files.readString(file).strip());
     }
 
+    @Test
+    void aCallCancelledWhileItsOutputIsGivenUpOnClosesItsOrphanAccount() throws Exception {
+        int before = Orphans.openAccounts();
+        try {
+            for (int call = 0; call < 3; call++) {
+                // The shell exits at once; the escaped sleep holds its stdout, so the end waits for it (2 s) when cancelled.
+                Thread caller = Thread.ofPlatform().start(() -> {
+                    try {
+                        run("setsid env -i /bin/sleep 6.173 & echo x", 30);
+                    } catch (Exception cancelled) {
+                        // expected: the interrupt
+                    }
+                });
+                Thread.sleep(1000);
+                caller.interrupt();
+                caller.join();
+            }
+            assertThat(Orphans.openAccounts()).isEqualTo(before);
+        } finally {
+            ProcessHandle.allProcesses()
+                    .filter(p -> p.info().arguments().map(a -> List.of(a).equals(List.of("6.173"))).orElse(false))
+                    .forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
     /** Alive and not a zombie waiting for its parent to reap it. */
     static boolean isRunning(long pid) {
         return dev.sandboxmcp.ProcStat.running(pid);

@@ -130,6 +130,36 @@ class JobManagerTest {
     }
 
     @Test
+    void anEscapedProcessHoldingStdinWithoutReadingLeavesNoWriterBehindOnceTheJobIsStopped() throws Exception {
+        // The escaped sleep keeps the job's stdin (fd 3) and never reads it: writes fill the pipe and wait.
+        // It keeps the job's output too, and never writes to it.
+        Job job = jobs.start("exec 3<&0; setsid env -i /bin/sleep 47.321 <&3 & exec 3<&-; exec sleep 300", dir, ".", true);
+        try {
+            assertThat(jobs.input(job.id(), new byte[64 * 1024], false)).get().isInstanceOf(InputOutcome.Written.class);
+            assertThat(jobs.input(job.id(), new byte[64 * 1024], false)).get()
+                    .isInstanceOfAny(InputOutcome.Written.class, InputOutcome.Refused.class);
+            jobs.stop(job.id());
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (stdinWriters() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(stdinWriters()).as("stdin writer threads left").isZero();
+            // It holds the output too: the job ends all the same, its output given up on.
+            assertThat(awaitFinished(job.id()).stopped()).isTrue();
+        } finally {
+            ProcessHandle.allProcesses()
+                    .filter(p -> p.info().arguments().map(a -> java.util.List.of(a).equals(java.util.List.of("47.321")))
+                            .orElse(false))
+                    .forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    private static long stdinWriters() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("stdin-") && t.isAlive())
+                .count();
+    }
+
+    @Test
     void inputIsRefusedWhenStdinWasNeverOpenedOrIsClosed() throws Exception {
         Job closedFromTheStart = jobs.start("sleep 300", dir, ".");
         assertThat(closedFromTheStart.stdinOpen()).isFalse();

@@ -77,6 +77,17 @@ class RequestFramingTest {
     }
 
     @Test
+    void aRefusalThatNoParserMadeIsNotWordedAsTheParsers() throws Exception {
+        // The SSE servlet answers POST with sendError(404): well-formed HTTP, refused past the parser.
+        RawHttp.Response answer = answerTo("POST " + TestServer.BASE + "/sse HTTP/1.1\r\nHost: localhost\r\n"
+                + "Authorization: Bearer " + TestServer.TOKEN + "\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 2\r\nConnection: close\r\n\r\n{}");
+        assertThat(answer.status()).as(answer.head()).isEqualTo(404);
+        assertThat(answer.body()).as(answer.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,")
+                .contains("Not Found (404)").doesNotContain("parser");
+    }
+
+    @Test
     void ambiguousFramingIsRefusedAndNeverRuns() throws Exception {
         Map<String, String> cases = new LinkedHashMap<>();
         String body = touch("identity-chunked");
