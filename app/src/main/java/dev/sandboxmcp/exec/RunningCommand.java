@@ -9,7 +9,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -45,7 +44,7 @@ public final class RunningCommand implements CommandOutcome {
     private final Process process;
     private final ProcessTree tree;
     private final Map<String, OutputLog> streams;
-    private final List<Future<?>> readers;
+    private final List<Thread> readers;
     private final long startedNanos;
     private final long deadlineNanos;
     private final Duration killGrace;
@@ -58,7 +57,7 @@ public final class RunningCommand implements CommandOutcome {
     private volatile Ending.Cause killedFor;
 
     private RunningCommand(SessionShell.Started shell, JobInput input, Map<String, OutputLog> streams,
-            List<Future<?>> readers, long startedNanos, Duration timeout, Duration killGrace, Runnable release) {
+            List<Thread> readers, long startedNanos, Duration timeout, Duration killGrace, Runnable release) {
         this.process = shell.process();
         this.input = input;
         this.tree = shell.tree();
@@ -95,12 +94,12 @@ public final class RunningCommand implements CommandOutcome {
         }
         JobInput input = stdin instanceof Stdin.Open ? new JobInput(process.getOutputStream(), "stdin-" + process.pid()) : null;
         Map<String, OutputLog> streams = new LinkedHashMap<>();
-        List<Future<?>> readers = new ArrayList<>();
+        List<Thread> readers = new ArrayList<>();
         streams.put(stderr == null ? "output" : "stdout", stdout);
-        readers.add(Pipes.reader(() -> Pipes.drain(process.getInputStream(), stdout)));
+        readers.add(Pipes.thread("stdout-" + process.pid(), () -> Pipes.drain(process.getInputStream(), stdout)));
         if (stderr != null) {
             streams.put("stderr", stderr);
-            readers.add(Pipes.reader(() -> Pipes.drain(process.getErrorStream(), stderr)));
+            readers.add(Pipes.thread("stderr-" + process.pid(), () -> Pipes.drain(process.getErrorStream(), stderr)));
         }
         return new RunningCommand(shell, input, streams, readers, started, timeout, killGrace, release);
     }
@@ -146,8 +145,8 @@ public final class RunningCommand implements CommandOutcome {
 
     /** Waits until every holder of its output pipes has closed them: the command and what it left running. */
     void awaitOutputClosed() throws InterruptedException {
-        for (Future<?> reader : readers) {
-            Pipes.await(reader);
+        for (Thread reader : readers) {
+            reader.join();
         }
     }
 
