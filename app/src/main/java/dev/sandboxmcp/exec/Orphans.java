@@ -122,6 +122,15 @@ public final class Orphans {
         return ACCOUNTS.size();
     }
 
+    /**
+     * The runner's orphans, alive or not ({@link #children}): where what an exited shell left
+     * running went; null when the runner does not adopt them (then it went to the init, and may
+     * be anywhere).
+     */
+    static List<Long> adopted() {
+        return adopting ? children(ProcessHandle.current().pid()) : null;
+    }
+
     /** Reaps every orphan there is now (the account's tree has been killed), then closes the account. */
     static Usage close(Account account) {
         reapAll();

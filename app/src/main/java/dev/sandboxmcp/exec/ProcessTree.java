@@ -93,8 +93,28 @@ final class ProcessTree {
      * orphan goes to the subreaper, the runner); empty once the leader is gone.
      */
     List<Long> descendants() {
+        return descendantsOf(List.of(sessionId));
+    }
+
+    /**
+     * Live members among {@code roots} and their descendants. Once the shell has exited, whatever
+     * the command left running is there when {@code roots} are the runner's orphans (it adopts
+     * them, {@link Orphans#adopted()}): a few reads, against a read of every process in /proc.
+     */
+    Set<Long> liveMembersAmong(List<Long> roots) {
+        Set<Long> members = new HashSet<>();
+        byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
+        for (long pid : descendantsOf(roots)) {
+            if (belongs(pid, buffer)) {
+                members.add(pid);
+            }
+        }
+        return members;
+    }
+
+    private static List<Long> descendantsOf(List<Long> roots) {
         List<Long> found = new ArrayList<>();
-        ArrayDeque<Long> next = new ArrayDeque<>(List.of(sessionId));
+        ArrayDeque<Long> next = new ArrayDeque<>(roots);
         while (!next.isEmpty() && found.size() < 4096) {
             long pid = next.poll();
             String[] tasks = PROC.resolve(Long.toString(pid)).resolve("task").toFile().list();

@@ -187,7 +187,10 @@ public final class RunningCommand implements CommandOutcome {
             if (timedOut) {
                 killedFor(new Ending.TimedOut());
             }
-            tree.terminate(process.isAlive() ? killGrace : LEFTOVER_GRACE);
+            boolean exited = !process.isAlive();
+            if (!exited || leftoversMayRun()) {
+                tree.terminate(exited ? LEFTOVER_GRACE : killGrace);
+            }
             sweepLater();
             int exitCode = process.waitFor();
             long millis = elapsedMillis();
@@ -210,6 +213,16 @@ public final class RunningCommand implements CommandOutcome {
             input.end();
         }
         return Orphans.close(orphans);
+    }
+
+    /**
+     * Whether anything of its tree may still run, its shell having exited: where the runner adopts
+     * orphans, all it left running is among them and theirs, found in a few reads; elsewhere it
+     * may be anywhere. The late sweeps read all of /proc all the same.
+     */
+    private boolean leftoversMayRun() {
+        List<Long> orphans = Orphans.adopted();
+        return orphans == null || !tree.liveMembersAmong(orphans).isEmpty();
     }
 
     private Ending.Cause cause(int exitCode) {

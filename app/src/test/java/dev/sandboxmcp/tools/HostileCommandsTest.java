@@ -89,6 +89,25 @@ class HostileCommandsTest {
         assertThat(health.isError()).isFalse();
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            background child                 | sleep 300 & echo started
+            daemon that ignores SIGTERM      | (setsid sh -c 'trap "" TERM HUP; exec sleep 300' > /dev/null 2>&1 &) ; echo started
+            an orphan's own child            | (sh -c 'sleep 300 & wait' > /dev/null 2>&1 &) ; echo started
+            """)
+    void whatAReturnedCommandLeftIsGoneWhenItsResultComesBack(String name, String command) throws Exception {
+        Set<Long> before = markedProcesses();
+        CallToolResult result = client.callTool(new CallToolRequest("run_command", Map.of("command", command)));
+        // Looked at once, before the runner's first late sweep (0.1 s after it returns) would find them:
+        // the runner looks for them among its orphans only, and must find every one.
+        Set<Long> leftover = markedProcesses();
+        leftover.removeAll(before);
+
+        assertThat(result.isError()).as("%s: %s", name, result.content()).isFalse();
+        assertThat(result.structuredContent().toString()).contains("exit_code=0");
+        assertThat(leftover).as("%s: still running when its result came back", name).isEmpty();
+    }
+
     /** Live processes started by any command (they carry the runner's environment marker). */
     static Set<Long> markedProcesses() throws IOException {
         Set<Long> pids = new HashSet<>();
