@@ -149,11 +149,6 @@ public record Limits(
         return (long) diskFloorMiB << 20;
     }
 
-    /** Whether there is a disk floor at all. */
-    public boolean diskFloorOn() {
-        return diskFloorMiB > 0 || diskFloorPercent > 0;
-    }
-
     /** How long a request body of {@code bytes} may take to arrive, from the end of the request's head. */
     public Duration requestBodyTimeout(long bytes) {
         return requestBodyGrace.plusMillis(bytes * 1000 / minRequestBytesPerSecond);

@@ -48,13 +48,14 @@ final class DiskFloorText {
 
     /** The floor as the descriptions give it ("the larger of 2 GiB and 5 percent of the filesystem"); null when off. */
     static String describe(Limits limits) {
-        if (!limits.diskFloorOn()) {
+        DiskFloor floor = DiskFloor.of(limits);
+        if (floor.off()) {
             return null;
         }
-        String bytes = Endings.bytes(limits.diskFloorBytes());
-        String share = limits.diskFloorPercent() + " percent of the filesystem";
-        return limits.diskFloorPercent() == 0 ? bytes
-                : limits.diskFloorBytes() == 0 ? share
+        String bytes = Endings.bytes(floor.minBytes());
+        String share = floor.percent() + " percent of the filesystem";
+        return floor.percent() == 0 ? bytes
+                : floor.minBytes() == 0 ? share
                 : "the larger of " + bytes + " and " + share;
     }
 

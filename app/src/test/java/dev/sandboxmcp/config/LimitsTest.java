@@ -3,6 +3,7 @@ package dev.sandboxmcp.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sandboxmcp.exec.DiskFloor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -120,10 +121,10 @@ class LimitsTest {
         Limits defaults = Limits.defaults();
         assertThat(defaults.diskFloorBytes()).isEqualTo(2L << 30);
         assertThat(defaults.diskFloorPercent()).isEqualTo(5);
-        assertThat(defaults.diskFloorOn()).isTrue();
-        assertThat(Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "0", "MCP_DISK_FLOOR_PERCENT", "0")).diskFloorOn())
-                .isFalse();
-        assertThat(Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "0")).diskFloorOn()).isTrue();
+        assertThat(DiskFloor.of(defaults).off()).isFalse();
+        assertThat(DiskFloor.of(Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "0", "MCP_DISK_FLOOR_PERCENT", "0")))
+                .off()).isTrue();
+        assertThat(DiskFloor.of(Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "0"))).off()).isFalse();
         Limits largest = Limits.fromEnvironment(Map.of("MCP_DISK_FLOOR_MIB", "16777216", "MCP_DISK_FLOOR_PERCENT", "50"));
         assertThat(largest.diskFloorBytes()).as("16 TiB, past what an int of bytes holds").isEqualTo(16L << 40);
         assertThat(largest.diskFloorPercent()).isEqualTo(50);
