@@ -25,6 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ProcessTree {
 
     private static final Path PROC = Path.of("/proc");
+    /** How many times, a millisecond apart, a process that shows no environment is looked at again. */
+    private static final int EXEC_LOOKS = 10;
 
     private final long sessionId;
     private final byte[] marker;
@@ -97,19 +99,27 @@ final class ProcessTree {
     }
 
     /**
-     * Live members among {@code roots} and their descendants. Once the shell has exited, whatever
-     * the command left running is there when {@code roots} are the runner's orphans (it adopts
-     * them, {@link Orphans#adopted()}): a few reads, against a read of every process in /proc.
+     * Whether a live member may be among {@code roots} and their descendants: one is, or one
+     * cannot be told. A process outside the session whose environment shows nothing is looked at
+     * again for a few milliseconds, since that is what one shows in the middle of an exec (a
+     * setsid'd daemon exec'ing its program as the shell exits); one that still shows nothing
+     * counts as a member. Once the shell has exited, whatever the command left running is there
+     * when {@code roots} are the runner's orphans (it adopts them, {@link Orphans#adopted()}): a
+     * few reads, against a read of every process in /proc.
      */
-    Set<Long> liveMembersAmong(List<Long> roots) {
-        Set<Long> members = new HashSet<>();
+    boolean mayHaveMembersAmong(List<Long> roots) {
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
         for (long pid : descendantsOf(roots)) {
-            if (belongs(pid, buffer)) {
-                members.add(pid);
+            Membership seen = membership(pid, ProcStat.read(pid, buffer));
+            for (int look = 0; seen == Membership.UNKNOWN && look < EXEC_LOOKS; look++) {
+                sleep(Duration.ofMillis(1));
+                seen = membership(pid, ProcStat.read(pid, buffer));
+            }
+            if (seen != Membership.OTHER) {
+                return true;
             }
         }
-        return members;
+        return false;
     }
 
     private static List<Long> descendantsOf(List<Long> roots) {
@@ -140,17 +150,31 @@ final class ProcessTree {
 
     /** Whether {@code pid}, whose stat is {@code stat} (null when unreadable), is a live member. */
     boolean owns(long pid, ProcStat stat) {
+        return membership(pid, stat) == Membership.MEMBER;
+    }
+
+    /** What one read of a process tells: a live member, not one, or (its environment empty or unreadable) unknown. */
+    private enum Membership { MEMBER, OTHER, UNKNOWN }
+
+    private Membership membership(long pid, ProcStat stat) {
         if (stat == null || stat.state() == 'Z' || stat.state() == 'X') {
-            return false;
+            return Membership.OTHER;
         }
         if (stat.session() == sessionId) {
-            return true;
+            return Membership.MEMBER;
         }
-        if (stat.startTicks() >= leaderStartTicks && environmentHasMarker(PROC.resolve(Long.toString(pid)))) {
+        if (stat.startTicks() < leaderStartTicks) {
+            return Membership.OTHER;
+        }
+        byte[] environ = environment(PROC.resolve(Long.toString(pid)));
+        if (environ == null || environ.length == 0) {
+            return Membership.UNKNOWN;
+        }
+        if (hasMarker(environ)) {
             strays.add(pid);
-            return true;
+            return Membership.MEMBER;
         }
-        return false;
+        return Membership.OTHER;
     }
 
     /**
@@ -177,13 +201,16 @@ final class ProcessTree {
         return pid;
     }
 
-    private boolean environmentHasMarker(Path procEntry) {
-        byte[] environ;
+    /** The process's environment block; null when it cannot be read (gone, or not ours to read). */
+    private static byte[] environment(Path procEntry) {
         try {
-            environ = Files.readAllBytes(procEntry.resolve("environ"));
+            return Files.readAllBytes(procEntry.resolve("environ"));
         } catch (IOException unreadable) {
-            return false;
+            return null;
         }
+    }
+
+    private boolean hasMarker(byte[] environ) {
         outer:
         for (int start = 0; start + marker.length <= environ.length; start++) {
             if (start > 0 && environ[start - 1] != 0) {

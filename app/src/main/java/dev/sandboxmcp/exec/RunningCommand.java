@@ -217,12 +217,13 @@ public final class RunningCommand implements CommandOutcome {
 
     /**
      * Whether anything of its tree may still run, its shell having exited: where the runner adopts
-     * orphans, all it left running is among them and theirs, found in a few reads; elsewhere it
-     * may be anywhere. The late sweeps read all of /proc all the same.
+     * orphans, all it left running is among them and theirs, found in a few reads (one caught in
+     * the middle of an exec is looked at again until it can be told); elsewhere it may be
+     * anywhere. The late sweeps read all of /proc all the same.
      */
     private boolean leftoversMayRun() {
         List<Long> orphans = Orphans.adopted();
-        return orphans == null || !tree.liveMembersAmong(orphans).isEmpty();
+        return orphans == null || tree.mayHaveMembersAmong(orphans);
     }
 
     private Ending.Cause cause(int exitCode) {
