@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -83,6 +85,33 @@ final class ProcessTree {
             }
         }
         return members;
+    }
+
+    /** Those of {@code trees} with a live member, found in one scan of /proc for all of them. */
+    static Set<ProcessTree> withLiveMembers(Set<ProcessTree> trees) {
+        Set<ProcessTree> alive = Collections.newSetFromMap(new IdentityHashMap<>());
+        String[] names = PROC.toFile().list();
+        if (names == null || trees.isEmpty()) {
+            return alive;
+        }
+        long self = ProcessHandle.current().pid();
+        byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
+        for (String name : names) {
+            long pid = pidOf(name);
+            if (pid <= 0 || pid == self) {
+                continue;
+            }
+            ProcStat stat = ProcStat.read(pid, buffer);
+            for (ProcessTree tree : trees) {
+                if (!alive.contains(tree) && tree.owns(pid, stat)) {
+                    alive.add(tree);
+                }
+            }
+            if (alive.size() == trees.size()) {
+                break;
+            }
+        }
+        return alive;
     }
 
     private boolean belongs(long pid, byte[] buffer) {

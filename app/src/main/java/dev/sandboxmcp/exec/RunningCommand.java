@@ -25,7 +25,6 @@ public final class RunningCommand implements CommandOutcome {
     private static final Duration LEFTOVER_GRACE = Duration.ofMillis(200);
     /** The status of a shell killed by SIGKILL, as {@link SpawnedProcess} reports it (or a shell reports its child's). */
     private static final int SIGKILLED = 128 + 9;
-    private static final List<Duration> LATE_SWEEPS = List.of(Duration.ofMillis(100), Duration.ofMillis(900));
 
     /** What a command's stdin is. */
     sealed interface Stdin {
@@ -300,20 +299,8 @@ public final class RunningCommand implements CommandOutcome {
         }
     }
 
-    /**
-     * A process caught between its parent's fork and exit can slip past one scan of /proc; two
-     * more sweeps shortly after the end catch it without delaying the result.
-     */
+    /** Looks for what escaped this scan again shortly after ({@link LateSweeps}), without delaying the result. */
     private void sweepLater() {
-        Thread.ofVirtual().name("sweep").start(() -> {
-            for (Duration wait : LATE_SWEEPS) {
-                try {
-                    Thread.sleep(wait);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                tree.terminate(killGrace);
-            }
-        });
+        LateSweeps.SHARED.after(tree, killGrace);
     }
 }

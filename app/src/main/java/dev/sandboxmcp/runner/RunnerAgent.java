@@ -12,7 +12,12 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * The runner's end of the channel: connects out to the server's socket, proves itself with the
  * secret of this start, builds its tools from the limits the server's welcome states (before any
  * call; the runner has no limits of its own), and carries out the calls that come over that one
- * connection, each on a thread of its own, at most {@code maxCalls} at once (past that a call is
- * answered "busy"). A {@link Protocol.Cancel} interrupts its call, which kills a command's whole
+ * connection, each on a thread of its own (the one that read it), at most {@code maxCalls} at once
+ * (past that a call is answered "busy"). A {@link Protocol.Cancel} interrupts its call, which kills a command's whole
  * tree. When the connection ends, the calls in flight are cancelled and the runner connects again
  * with the same secret; a server that refuses it (it restarted, so it no longer knows the secret)
  * makes the runner exit, and its container restarts with a new ticket.
@@ -39,7 +44,9 @@ public final class RunnerAgent implements AutoCloseable {
     private final Function<Limits, Service> setUp;
     private final int maxCalls;
     private final Runnable refused;
-    private final Map<Long, Thread> inFlight = new ConcurrentHashMap<>();
+    private final Map<Long, Running> inFlight = new ConcurrentHashMap<>();
+    /** Platform threads: a call is carried out by the thread that read it (see {@link #read}). */
+    private final ThreadPoolExecutor readers;
     private volatile Peer peer;
     private Service service; // and servedLimits: set once, under this object's lock
     private Limits servedLimits;
@@ -62,6 +69,8 @@ public final class RunnerAgent implements AutoCloseable {
         this.setUp = setUp;
         this.maxCalls = maxCalls;
         this.refused = refused;
+        this.readers = new ThreadPoolExecutor(0, maxCalls + 1, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                Thread.ofPlatform().name("runner-call-", 0).daemon().factory());
     }
 
     /**
@@ -130,7 +139,7 @@ public final class RunnerAgent implements AutoCloseable {
                 }
             } finally {
                 current.close();
-                inFlight.values().forEach(Thread::interrupt); // nobody is left to read their answers
+                inFlight.values().forEach(Running::cancel); // nobody is left to read their answers
             }
             pause();
         }
@@ -160,55 +169,140 @@ public final class RunnerAgent implements AutoCloseable {
         return service;
     }
 
+    /** Serves calls over {@code current} until it ends; throws why it ended. */
     private void serve(Peer current, Service serving) throws IOException, Protocol.Violation {
-        while (true) {
-            Protocol.Message message = current.receive(Protocol.Phase.ESTABLISHED);
-            switch (message) {
-                case null -> throw new IOException("the server closed the connection");
-                case Protocol.Call call -> start(current, call, serving.tools());
-                case Protocol.Cancel cancel -> {
-                    Thread worker = inFlight.get(cancel.id());
-                    if (worker != null) {
-                        worker.interrupt();
-                    }
-                }
-                case Protocol.Ping ping -> Thread.ofVirtual().name("runner-ping").start(
-                        () -> current.send(new Protocol.Pong(ping.id(), serving.health().report().failed())));
-                default -> throw new Protocol.Violation("the table lets the server send only call, cancel and ping");
-            }
+        CompletableFuture<Exception> ended = new CompletableFuture<>();
+        read(current, serving, ended);
+        switch (ended.join()) {
+            case IOException e -> throw e;
+            case Protocol.Violation e -> throw e;
+            case Exception e -> throw new IOException(e);
         }
     }
 
-    private void start(Peer current, Protocol.Call call, ToolExecutor tools) {
+    /**
+     * Reads the server's messages until the connection ends, then completes {@code ended} with
+     * why. A call is carried out by the thread that read it, once that thread has handed the
+     * reading on to another: the call's path has no hand-off between threads. Only when no thread
+     * can take the reading over (all busy, or none can be made) does the call get a thread of its own.
+     */
+    private void read(Peer current, Service serving, CompletableFuture<Exception> ended) {
+        Protocol.Call mine = null;
+        Running running = null;
+        try {
+            while (mine == null) {
+                Protocol.Message message = current.receive(Protocol.Phase.ESTABLISHED);
+                switch (message) {
+                    case null -> throw new IOException("the server closed the connection");
+                    case Protocol.Call call -> {
+                        Running admitted = admit(current, call);
+                        if (admitted == null) {
+                            continue;
+                        }
+                        if (handOff(() -> read(current, serving, ended))) {
+                            mine = call;
+                            running = admitted;
+                        } else {
+                            Thread.ofVirtual().name("runner-call").start(
+                                    () -> carryOut(current, call, admitted, serving.tools()));
+                        }
+                    }
+                    case Protocol.Cancel cancel -> {
+                        Running cancelled = inFlight.get(cancel.id());
+                        if (cancelled != null) {
+                            cancelled.cancel();
+                        }
+                    }
+                    case Protocol.Ping ping -> Thread.ofVirtual().name("runner-ping").start(
+                            () -> current.send(new Protocol.Pong(ping.id(), serving.health().report().failed())));
+                    default -> throw new Protocol.Violation("the table lets the server send only call, cancel and ping");
+                }
+            }
+        } catch (IOException | Protocol.Violation e) {
+            ended.complete(e);
+            return;
+        } catch (RuntimeException | Error e) {
+            ended.complete(new IOException("reading the channel failed: " + e));
+            throw e;
+        }
+        carryOut(current, mine, running, serving.tools());
+    }
+
+    /** Another thread reads from now on; false when none can (the call then gets a thread of its own). */
+    private boolean handOff(Runnable reading) {
+        try {
+            readers.execute(reading);
+            return true;
+        } catch (RejectedExecutionException | OutOfMemoryError noThread) { // the pids limit full: no new thread
+            return false;
+        }
+    }
+
+    /** {@code call} counted in flight; null when it was answered at once instead (busy, or its id is taken). */
+    private Running admit(Peer current, Protocol.Call call) {
         if (inFlight.size() >= maxCalls) {
             current.send(reply(call.id(), ToolResponse.failure(null, "the runner is busy with other calls; try again in a "
                     + "moment")));
-            return;
+            return null;
         }
-        Thread worker = Thread.ofVirtual().name("runner-call").unstarted(() -> {
-            ToolResponse response;
-            try {
-                response = tools.execute(call.tool(), call.arguments(), progressOf(current, call));
-            } catch (RuntimeException e) {
-                LOG.error("tool {} failed unexpectedly", call.tool(), e);
-                response = ToolResponse.failure(null, "internal error in the runner (" + e.getClass().getSimpleName()
-                        + "); the runner logged the details");
-            } finally {
-                inFlight.remove(call.id());
-            }
-            try {
-                current.sendNow(Protocol.encode(reply(call.id(), response))); // out of inFlight: no cancel interrupts this thread now
-            } catch (IllegalArgumentException notJson) {
-                LOG.error("tool {} returned a result that is not JSON: {}", call.tool(), notJson.getMessage());
-                current.send(reply(call.id(), ToolResponse.failure(null, "internal error in the runner (a result that is "
-                        + "not JSON); the runner logged the details")));
-            }
-        });
-        if (inFlight.putIfAbsent(call.id(), worker) != null) {
+        Running running = new Running();
+        if (inFlight.putIfAbsent(call.id(), running) != null) {
             current.send(reply(call.id(), ToolResponse.failure(null, "a call with this id is already running")));
-            return;
+            return null;
         }
-        worker.start();
+        return running;
+    }
+
+    private void carryOut(Peer current, Protocol.Call call, Running running, ToolExecutor tools) {
+        running.begin();
+        ToolResponse response;
+        try {
+            response = tools.execute(call.tool(), call.arguments(), progressOf(current, call));
+        } catch (RuntimeException e) {
+            LOG.error("tool {} failed unexpectedly", call.tool(), e);
+            response = ToolResponse.failure(null, "internal error in the runner (" + e.getClass().getSimpleName()
+                    + "); the runner logged the details");
+        } finally {
+            running.end();
+            inFlight.remove(call.id(), running);
+        }
+        try {
+            current.sendNow(Protocol.encode(reply(call.id(), response))); // ended: no cancel interrupts this thread now
+        } catch (IllegalArgumentException notJson) {
+            LOG.error("tool {} returned a result that is not JSON: {}", call.tool(), notJson.getMessage());
+            current.send(reply(call.id(), ToolResponse.failure(null, "internal error in the runner (a result that is "
+                    + "not JSON); the runner logged the details")));
+        }
+    }
+
+    /**
+     * A call in flight, as its cancel reaches it: the thread carrying it out is interrupted only
+     * while it does (a pooled thread goes on to other calls and must not get this call's interrupt).
+     */
+    private static final class Running {
+        private Thread thread;
+        private boolean cancelled;
+        private boolean ended;
+
+        synchronized void begin() {
+            thread = Thread.currentThread();
+            if (cancelled) {
+                thread.interrupt();
+            }
+        }
+
+        synchronized void cancel() {
+            cancelled = true;
+            if (thread != null && !ended) {
+                thread.interrupt();
+            }
+        }
+
+        /** The call is over; an interrupt its cancel left on this thread is cleared. */
+        synchronized void end() {
+            ended = true;
+            Thread.interrupted();
+        }
     }
 
     /** Progress over the channel when the client listens for it, else none (no ticker starts for nobody). */
@@ -245,6 +339,7 @@ public final class RunnerAgent implements AutoCloseable {
         if (current != null) {
             current.close();
         }
+        readers.shutdown();
         if (built != null) {
             try {
                 built.resources().close();

@@ -56,6 +56,8 @@ class ChannelTest {
         final CountDownLatch interrupted = new CountDownLatch(1);
         /** Whether each call, in order, was given a progress that goes somewhere. */
         final List<Boolean> progressListened = java.util.Collections.synchronizedList(new ArrayList<>());
+        /** The threads that carried out calls. */
+        final java.util.Set<Thread> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
         @Override
         public McpSchema.Tool definition() {
@@ -68,9 +70,13 @@ class ChannelTest {
             try {
                 String text = arguments.optionalString("text", "");
                 progressListened.add(progress != Progress.NONE);
+                threads.add(Thread.currentThread());
                 started.countDown();
                 if (text.equals("block")) {
                     Thread.sleep(Duration.ofMinutes(5));
+                }
+                if (text.equals("nap")) {
+                    Thread.sleep(50);
                 }
                 progress.report(1, 2.0, "half");
                 progress.report(2, 2.0, "x".repeat(10_000));
@@ -168,6 +174,29 @@ class ChannelTest {
         assertThat(response.text()).contains("cancelled (the test)");
         assertThat(echo.interrupted.await(5, TimeUnit.SECONDS)).as("the runner saw the cancel").isTrue();
         assertThat(link.execute("echo", Map.of("text", "after"), Progress.NONE).text()).isEqualTo("after");
+    }
+
+    @Test
+    void callsAreCarriedOutByTheThreadsThatReadThemAndACancelReachesNoLaterCall() throws Exception {
+        EchoTool echo = new EchoTool();
+        RunnerLink link = connected(echo, 8);
+        for (int i = 0; i < 50; i++) {
+            assertThat(link.execute("echo", Map.of("text", "n" + i), Progress.NONE).text()).isEqualTo("n" + i);
+        }
+        // The reader hands the reading on and carries the call out itself: a few pooled threads, none made per call.
+        assertThat(echo.threads).hasSizeLessThanOrEqualTo(3).noneMatch(Thread::isVirtual);
+
+        CallCancellation cancellation = new CallCancellation();
+        CompletableFuture<ToolResponse> blocked = CompletableFuture.supplyAsync(() -> link.execute("echo",
+                Map.of("text", "block"), Progress.NONE, cancellation));
+        assertThat(echo.started.await(5, TimeUnit.SECONDS)).isTrue();
+        cancellation.cancel("the test");
+        assertThat(blocked.get(5, TimeUnit.SECONDS).text()).contains("cancelled (the test)");
+        assertThat(echo.interrupted.await(5, TimeUnit.SECONDS)).isTrue();
+        // The cancelled call's thread goes back to the pool: no later call on it may see that interrupt.
+        for (int i = 0; i < 10; i++) {
+            assertThat(link.execute("echo", Map.of("text", "nap"), Progress.NONE).text()).isEqualTo("nap");
+        }
     }
 
     @Test

@@ -30,6 +30,12 @@ public final class Costs {
     static final int COMMANDS = 400;
     static final int BLOCK = 50;
     static final int WARM_UP_COMMANDS = 1000;
+    /**
+     * Before the commands, this long of {@code list_directory} calls from two clients: a server in
+     * use has run its HTTP and MCP path (the same for every tool) tens of thousands of times and
+     * compiled it; the commands alone, about a hundred a second, leave it half compiled.
+     */
+    static final Duration WARM_UP_HTTP = Duration.ofSeconds(10);
     static final double TARGET_COMMAND_ABOVE_SHELL_MS = 1.5;
 
     private Costs() {
@@ -107,6 +113,9 @@ public final class Costs {
                     throw new IllegalStateException("run_command true failed: " + response.body());
                 }
             }, () -> runner.call("run_command", arguments), () -> shell(workspace, "-lc"), () -> shell(workspace, "-c"));
+            RawRoundTrips.measure(new RawRoundTrips.Target(ours.mcpUrl(), ours.token(), false), "{\"jsonrpc\":\"2.0\","
+                    + "\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list_directory\",\"arguments\":{}}}", 2,
+                    WARM_UP_HTTP, Duration.ofSeconds(1));
             // The JIT's warm-up: the command path runs through method handles (the native spawn) that
             // are slow until compiled.
             for (int i = 0; i < WARM_UP_COMMANDS; i++) {
@@ -133,7 +142,8 @@ public final class Costs {
         out.append("`run_command true` through HTTP (jar, one plain keep-alive HTTP/1.1 connection, the whole MCP call) "
                 + "and at the runner (this JVM as the server's end of the channel, the runner its child: no HTTP, MCP or "
                 + "dispatcher), and the shell started by this JVM's `ProcessBuilder`, ").append(COMMANDS)
-                .append(" of each in alternating blocks of ").append(BLOCK).append(" (after ").append(WARM_UP_COMMANDS)
+                .append(" of each in alternating blocks of ").append(BLOCK).append(" (after ").append(WARM_UP_HTTP.toSeconds())
+                .append(" s of `list_directory` calls through HTTP from two clients, ").append(WARM_UP_COMMANDS)
                 .append(" calls of each `run_command` and a block of each to warm up), this host's /bin/sh and /etc/profile:\n\n");
         out.append("| what | p50 ms | p90 ms |\n|---|---:|---:|\n");
         out.append(String.format(Locale.ROOT, "| `run_command true`, HTTP | %.2f | %.2f |%n", http, p90(took[0])));
