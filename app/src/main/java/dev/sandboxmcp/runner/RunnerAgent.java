@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -44,6 +45,14 @@ public final class RunnerAgent implements AutoCloseable {
     private final Function<Limits, Service> setUp;
     private final int maxCalls;
     private final Runnable refused;
+    /**
+     * Where the threads that read and carry out calls come from: pooled platform threads, and a
+     * virtual thread of its own for a call no pooled thread can take. A test replaces them to
+     * refuse threads as the JVM does at the pids limit.
+     */
+    static volatile ThreadFactory pooledThreads = Thread.ofPlatform().name("runner-call-", 0).daemon().factory();
+    static volatile ThreadFactory ownThreads = Thread.ofVirtual().name("runner-call").factory();
+
     private final Map<Long, Running> inFlight = new ConcurrentHashMap<>();
     /** Platform threads: a call is carried out by the thread that read it (see {@link #read}). */
     private final ThreadPoolExecutor readers;
@@ -70,7 +79,7 @@ public final class RunnerAgent implements AutoCloseable {
         this.maxCalls = maxCalls;
         this.refused = refused;
         this.readers = new ThreadPoolExecutor(0, maxCalls + 1, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                Thread.ofPlatform().name("runner-call-", 0).daemon().factory());
+                body -> pooledThreads.newThread(body));
     }
 
     /**
@@ -203,8 +212,7 @@ public final class RunnerAgent implements AutoCloseable {
                             mine = call;
                             running = admitted;
                         } else {
-                            Thread.ofVirtual().name("runner-call").start(
-                                    () -> carryOut(current, call, admitted, serving.tools()));
+                            ownThread(current, call, admitted, serving.tools());
                         }
                     }
                     case Protocol.Cancel cancel -> {
@@ -235,6 +243,18 @@ public final class RunnerAgent implements AutoCloseable {
             return true;
         } catch (RejectedExecutionException | OutOfMemoryError noThread) { // the pids limit full: no new thread
             return false;
+        }
+    }
+
+    /** Carries {@code call} out on a thread of its own; when none can be started, answers it so and forgets it. */
+    private void ownThread(Peer current, Protocol.Call call, Running running, ToolExecutor tools) {
+        try {
+            ownThreads.newThread(() -> carryOut(current, call, running, tools)).start();
+        } catch (OutOfMemoryError noThread) {
+            inFlight.remove(call.id(), running);
+            current.send(reply(call.id(), ToolResponse.failure(null, "the runner could not start a thread for the call "
+                    + "(its process limit is full: a command may be forking without end); stop such a job, or try again "
+                    + "when fewer processes run")));
         }
     }
 
