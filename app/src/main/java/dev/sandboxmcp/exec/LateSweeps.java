@@ -77,7 +77,7 @@ final class LateSweeps {
             queue.drainTo(due);
             try {
                 sweep(due);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | OutOfMemoryError e) { // the next sweeps go on whatever this one met
                 LOG.warn("a late sweep failed: {}", e.toString());
             }
             for (Due done : due) {
@@ -94,7 +94,11 @@ final class LateSweeps {
         due.forEach(d -> graces.merge(d.tree(), d.grace(), (a, b) -> a.compareTo(b) >= 0 ? a : b));
         for (ProcessTree alive : scan.apply(Collections.unmodifiableSet(graces.keySet()))) {
             Duration grace = graces.get(alive);
-            Thread.ofVirtual().name("sweep").start(() -> alive.terminate(grace));
+            try {
+                Thread.ofVirtual().name("sweep").start(() -> alive.terminate(grace));
+            } catch (OutOfMemoryError noThread) { // the pids limit full: ended here, the other sweeps wait for it
+                alive.terminate(grace);
+            }
         }
     }
 }

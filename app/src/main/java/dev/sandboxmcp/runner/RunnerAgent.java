@@ -178,10 +178,20 @@ public final class RunnerAgent implements AutoCloseable {
         return service;
     }
 
-    /** Serves calls over {@code current} until it ends; throws why it ended. */
+    /**
+     * Serves calls over {@code current} until it ends; throws why it ended. The reading is done by
+     * other threads: this one waits for the end, to cancel what is left at once and connect again.
+     */
     private void serve(Peer current, Service serving) throws IOException, Protocol.Violation {
         CompletableFuture<Exception> ended = new CompletableFuture<>();
-        read(current, serving, ended);
+        Runnable reading = () -> read(current, serving, ended);
+        if (!handOff(reading)) {
+            try {
+                ownThreads.newThread(reading).start();
+            } catch (OutOfMemoryError noThread) {
+                throw new IOException("no thread could be started to read the channel (the process limit is full)");
+            }
+        }
         switch (ended.join()) {
             case IOException e -> throw e;
             case Protocol.Violation e -> throw e;
@@ -221,8 +231,7 @@ public final class RunnerAgent implements AutoCloseable {
                             cancelled.cancel();
                         }
                     }
-                    case Protocol.Ping ping -> Thread.ofVirtual().name("runner-ping").start(
-                            () -> current.send(new Protocol.Pong(ping.id(), serving.health().report().failed())));
+                    case Protocol.Ping ping -> answer(current, ping, serving.health());
                     default -> throw new Protocol.Violation("the table lets the server send only call, cancel and ping");
                 }
             }
@@ -234,6 +243,16 @@ public final class RunnerAgent implements AutoCloseable {
             throw e;
         }
         carryOut(current, mine, running, serving.tools());
+    }
+
+    /** Answers {@code ping} from a thread of its own; when none can start, not at all (the server counts that unhealthy). */
+    private static void answer(Peer current, Protocol.Ping ping, HealthProbe health) {
+        try {
+            Thread.ofVirtual().name("runner-ping").start(() -> current.send(new Protocol.Pong(ping.id(),
+                    health.report().failed())));
+        } catch (OutOfMemoryError noThread) {
+            LOG.warn("a ping went unanswered: no thread could be started for its checks");
+        }
     }
 
     /** Another thread reads from now on; false when none can (the call then gets a thread of its own). */

@@ -45,6 +45,26 @@ class LateSweepsTest {
     }
 
     @Test
+    void aSweepThatFailsLeavesTheNextOnesToRun() throws Exception {
+        Process escaped = new ProcessBuilder("setsid", "sleep", "60").start();
+        try {
+            CountedScans scans = new CountedScans();
+            LateSweeps sweeps = new LateSweeps(trees -> {
+                if (scans.treesPerScan.isEmpty()) {
+                    scans.scan(Set.of());
+                    throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
+                }
+                return scans.scan(trees);
+            });
+            sweeps.after(new ProcessTree(escaped.pid(), MARKER), Duration.ofMillis(200));
+            assertThat(escaped.waitFor(3, TimeUnit.SECONDS)).as("killed by the sweep after the one that failed").isTrue();
+            assertThat(scans.millisAfterStart.getLast()).isGreaterThanOrEqualTo(LateSweeps.AFTER.getLast().toMillis());
+        } finally {
+            escaped.destroyForcibly();
+        }
+    }
+
+    @Test
     void treesDueTogetherAreLookedForInOneScanPerSweep() throws Exception {
         List<ProcessTree> ended = new ArrayList<>();
         for (int i = 0; i < 30; i++) {

@@ -53,6 +53,8 @@ class ChannelTest {
     /** A tool that echoes "text", reports progress twice, or waits to be interrupted ("block"). */
     static final class EchoTool implements SandboxTool {
         final CountDownLatch started = new CountDownLatch(1);
+        /** Counted down when a "block" call has begun. */
+        final CountDownLatch blocking = new CountDownLatch(1);
         final CountDownLatch interrupted = new CountDownLatch(1);
         /** Whether each call, in order, was given a progress that goes somewhere. */
         final List<Boolean> progressListened = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -73,6 +75,7 @@ class ChannelTest {
                 threads.add(Thread.currentThread());
                 started.countDown();
                 if (text.equals("block")) {
+                    blocking.countDown();
                     Thread.sleep(Duration.ofMinutes(5));
                 }
                 if (text.equals("nap")) {
@@ -189,7 +192,7 @@ class ChannelTest {
         CallCancellation cancellation = new CallCancellation();
         CompletableFuture<ToolResponse> blocked = CompletableFuture.supplyAsync(() -> link.execute("echo",
                 Map.of("text", "block"), Progress.NONE, cancellation));
-        assertThat(echo.started.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(echo.blocking.await(5, TimeUnit.SECONDS)).isTrue();
         cancellation.cancel("the test");
         assertThat(blocked.get(5, TimeUnit.SECONDS).text()).contains("cancelled (the test)");
         assertThat(echo.interrupted.await(5, TimeUnit.SECONDS)).isTrue();
@@ -207,9 +210,9 @@ class ChannelTest {
             throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
         };
         try {
+            RunnerLink link = connected(new EchoTool(), 2); // its reader started
             RunnerAgent.pooledThreads = refused;
             RunnerAgent.ownThreads = refused;
-            RunnerLink link = connected(new EchoTool(), 2);
             for (int i = 0; i < 4; i++) { // more than the runner's two slots: a slot kept by a refused call would show
                 assertThat(link.execute("echo", Map.of("text", "x"), Progress.NONE).text())
                         .contains("could not start a thread for the call");
@@ -265,11 +268,13 @@ class ChannelTest {
         awaitConnected(link, true);
         CompletableFuture<ToolResponse> inFlight = CompletableFuture.supplyAsync(() -> link.execute("echo",
                 Map.of("text", "block"), Progress.NONE));
-        assertThat(echo.started.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(echo.blocking.await(5, TimeUnit.SECONDS)).isTrue();
         first.close();
         ToolResponse lost = inFlight.get(5, TimeUnit.SECONDS);
         assertThat(lost.error()).isTrue();
         assertThat(lost.text()).contains("the runner stopped before it answered");
+        assertThat(echo.interrupted.await(5, TimeUnit.SECONDS)).as("the runner cancelled its call with the connection")
+                .isTrue();
         awaitConnected(link, false);
         agent(listener, secret, new EchoTool(), 8);
         awaitConnected(link, true);
