@@ -1,6 +1,5 @@
 package dev.sandboxmcp.exec;
 
-import java.io.File;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -106,17 +105,10 @@ public final class IdleSweep {
     /** Every process in {@code /proc} now, by pid; one that ends while it is read is left out. */
     static Map<Long, ProcStat> snapshot(byte[] buffer) {
         Map<Long, ProcStat> processes = new HashMap<>();
-        String[] names = new File("/proc").list();
-        if (names == null) {
-            return processes; // /proc unreadable: nothing we can find, nothing we can kill
-        }
-        for (String name : names) {
-            long pid = ProcessTree.pidOf(name);
-            ProcStat stat = pid > 0 ? ProcStat.read(pid, buffer) : null;
-            if (stat != null) {
-                processes.put(pid, stat);
-            }
-        }
+        ProcStat.eachProcess(buffer, (pid, stat) -> {
+            processes.put(pid, stat);
+            return true;
+        });
         return processes;
     }
 

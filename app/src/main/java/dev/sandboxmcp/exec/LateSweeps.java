@@ -43,7 +43,7 @@ final class LateSweeps {
 
     /** Looks for {@code tree}'s live members {@link #AFTER} now, and ends them within {@code grace}. */
     void after(ProcessTree tree, Duration grace) {
-        enqueue(new Due(0, System.nanoTime(), 0, tree, grace));
+        enqueue(System.nanoTime(), 0, tree, grace);
     }
 
     /** A tree's {@code sweep}-th look, due at {@code atNanos} (its moment rounded up to a tick). */
@@ -60,10 +60,11 @@ final class LateSweeps {
         }
     }
 
-    private void enqueue(Due due) {
+    /** Queues the {@code sweep}-th look at {@code tree}, whose command ended at {@code endNanos}. */
+    private void enqueue(long endNanos, int sweep, ProcessTree tree, Duration grace) {
         long tick = TICK.toNanos();
-        long at = due.endNanos() + AFTER.get(due.sweep()).toNanos();
-        queue.add(new Due(Math.floorDiv(at + tick - 1, tick) * tick, due.endNanos(), due.sweep(), due.tree(), due.grace()));
+        long at = endNanos + AFTER.get(sweep).toNanos();
+        queue.add(new Due(Math.floorDiv(at + tick - 1, tick) * tick, endNanos, sweep, tree, grace));
     }
 
     private void run() {
@@ -82,7 +83,7 @@ final class LateSweeps {
             }
             for (Due done : due) {
                 if (done.sweep() + 1 < AFTER.size()) {
-                    enqueue(new Due(0, done.endNanos(), done.sweep() + 1, done.tree(), done.grace()));
+                    enqueue(done.endNanos(), done.sweep() + 1, done.tree(), done.grace());
                 }
             }
         }

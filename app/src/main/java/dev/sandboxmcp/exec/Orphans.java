@@ -165,7 +165,7 @@ public final class Orphans {
         } catch (IOException noSuchFile) {
             String[] names = new File("/proc").list();
             return names == null ? List.of()
-                    : Arrays.stream(names).map(ProcessTree::pidOf).filter(pid -> pid > 0).toList();
+                    : Arrays.stream(names).map(ProcStat::pidOf).filter(pid -> pid > 0).toList();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.exec;
 
+import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 
@@ -25,6 +26,46 @@ record ProcStat(char state, long ppid, long session, long startTicks) {
     private static final int SESSION = 3;
     /** starttime is field 22 of the line, the 19th after the command name. */
     private static final int STARTTIME = 19;
+
+    /** What a scan of /proc does with each process it reads; false ends the scan. */
+    interface Visitor {
+        boolean visit(long pid, ProcStat stat);
+    }
+
+    /**
+     * Reads the stat of every process in {@code /proc} in turn into {@code buffer} and gives it to
+     * {@code visitor}, until it says stop; a process that ends while it is read is left out, and
+     * an unreadable {@code /proc} has none.
+     */
+    static void eachProcess(byte[] buffer, Visitor visitor) {
+        String[] names = new File("/proc").list();
+        if (names == null) {
+            return;
+        }
+        for (String name : names) {
+            long pid = pidOf(name);
+            ProcStat stat = pid > 0 ? read(pid, buffer) : null;
+            if (stat != null && !visitor.visit(pid, stat)) {
+                return;
+            }
+        }
+    }
+
+    /** The number a /proc entry is named by, or -1 for the entries that are not processes. */
+    static long pidOf(String name) {
+        if (name.isEmpty() || name.length() > 18) {
+            return -1;
+        }
+        long pid = 0;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            pid = pid * 10 + (c - '0');
+        }
+        return pid;
+    }
 
     /** Reads the stat of {@code pid} into {@code buffer}; null when the process is gone or unreadable. */
     static ProcStat read(long pid, byte[] buffer) {

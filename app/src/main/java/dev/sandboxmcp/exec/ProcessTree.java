@@ -72,50 +72,34 @@ final class ProcessTree {
     /** Members that are still running (zombies are already dead and only wait to be reaped). */
     Set<Long> liveMembers() {
         Set<Long> members = new HashSet<>();
-        String[] names = PROC.toFile().list();
-        if (names == null) {
-            return members; // /proc unreadable: nothing we can find, nothing we can kill
-        }
         long self = ProcessHandle.current().pid();
-        byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
-        for (String name : names) {
-            long pid = pidOf(name);
-            if (pid > 0 && pid != self && belongs(pid, buffer)) {
+        ProcStat.eachProcess(new byte[ProcStat.BUFFER_BYTES], (pid, stat) -> {
+            if (pid != self && owns(pid, stat)) {
                 members.add(pid);
             }
-        }
+            return true;
+        });
         return members;
     }
 
     /** Those of {@code trees} with a live member, found in one scan of /proc for all of them. */
     static Set<ProcessTree> withLiveMembers(Set<ProcessTree> trees) {
         Set<ProcessTree> alive = Collections.newSetFromMap(new IdentityHashMap<>());
-        String[] names = PROC.toFile().list();
-        if (names == null || trees.isEmpty()) {
+        if (trees.isEmpty()) {
             return alive;
         }
         long self = ProcessHandle.current().pid();
-        byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
-        for (String name : names) {
-            long pid = pidOf(name);
-            if (pid <= 0 || pid == self) {
-                continue;
-            }
-            ProcStat stat = ProcStat.read(pid, buffer);
-            for (ProcessTree tree : trees) {
-                if (!alive.contains(tree) && tree.owns(pid, stat)) {
-                    alive.add(tree);
+        ProcStat.eachProcess(new byte[ProcStat.BUFFER_BYTES], (pid, stat) -> {
+            if (pid != self) {
+                for (ProcessTree tree : trees) {
+                    if (!alive.contains(tree) && tree.owns(pid, stat)) {
+                        alive.add(tree);
+                    }
                 }
             }
-            if (alive.size() == trees.size()) {
-                break;
-            }
-        }
+            return alive.size() < trees.size();
+        });
         return alive;
-    }
-
-    private boolean belongs(long pid, byte[] buffer) {
-        return owns(pid, ProcStat.read(pid, buffer));
     }
 
     /**
@@ -164,7 +148,7 @@ final class ProcessTree {
             for (String task : tasks) {
                 try {
                     for (String child : Files.readString(PROC.resolve(pid + "/task/" + task + "/children")).split(" ")) {
-                        long childPid = pidOf(child.strip());
+                        long childPid = ProcStat.pidOf(child.strip());
                         if (childPid > 0) {
                             next.add(childPid);
                         }
@@ -212,22 +196,6 @@ final class ProcessTree {
      */
     boolean claims(long pid, long session) {
         return session == sessionId || strays.contains(pid);
-    }
-
-    /** The number a /proc entry is named by, or -1 for the entries that are not processes. */
-    static long pidOf(String name) {
-        if (name.isEmpty() || name.length() > 18) {
-            return -1;
-        }
-        long pid = 0;
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            pid = pid * 10 + (c - '0');
-        }
-        return pid;
     }
 
     /** The process's environment block; null when it cannot be read (gone, or not ours to read). */
