@@ -23,13 +23,20 @@ final class JsonRpcErrors {
     private JsonRpcErrors() {
     }
 
-    /** Writes {@code problem} as the response, answering the message {@code id} (null when not known). */
+    /**
+     * Writes {@code problem} as the response, answering the message {@code id} (null when not known).
+     *
+     * <p>No Content-Length is set: writing that many bytes would send the response at once, before
+     * Jetty, at the request's end, finds a body the refusal left unread. It then can no longer say
+     * {@code Connection: close} and closes the connection unannounced, and a proxy that pools its
+     * connections to the server sends the next request on it and answers that client 502. Left
+     * unsent until the end, the response gets its Content-Length from Jetty, and the close header
+     * whenever the connection will close.
+     */
     static void write(HttpServletResponse response, Object id, Problem problem) throws IOException {
-        byte[] bytes = bytes(id, problem);
         response.setStatus(problem.status());
         response.setContentType(CONTENT_TYPE);
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
+        response.getOutputStream().write(bytes(id, problem));
     }
 
     /** The body of {@code problem}'s response, for a refusal written below the servlets. */
