@@ -186,6 +186,73 @@ class TraefikTierTest {
         assertThat(wrong).as("of " + sent + " refusals through Traefik").isEmpty();
     }
 
+    /**
+     * Answers and refusals mixed, from clients over HTTP/2 and over HTTP/1.1 at once for 20 s.
+     * Every answer that arrives is the server's own (never a 502). Over HTTP/1.1 Traefik's proxy
+     * (Go's net/http) may cut an answer off: its server consumes and closes the rest of a request
+     * body when the answer starts, under its transport still writing that body to the server, and
+     * the transport then drops the connection mid-answer (golang/go#40747, traefik/traefik#11767;
+     * here 1 to 4 in about 20,000 such requests a run). Those are counted and printed, and must be
+     * that and nothing else; over HTTP/2 none may be lost.
+     */
+    @Test
+    @Order(2)
+    void underMixedLoadEveryAnswerIsTheServersAndNoneIsLostOverHttp2() throws Exception {
+        String url = origin() + ComposeDeployment.BASE + "/mcp";
+        String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"mixed\",\"version\":\"1\"}}}";
+        String bearer = "Bearer " + deployment.token;
+        record Kind(String name, int status, HttpRequest request) {
+        }
+        List<Kind> kinds = new ArrayList<>();
+        java.util.function.Function<String, HttpRequest.Builder> post = path -> HttpRequest.newBuilder(URI.create(path))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json");
+        String mcpAccept = "application/json, text/event-stream";
+        kinds.add(new Kind("initialize", 200, post.apply(url).header("Accept", mcpAccept).header("Authorization", bearer)
+                .POST(HttpRequest.BodyPublishers.ofString(initialize)).build()));
+        kinds.add(new Kind("no token", 401, post.apply(url).header("Accept", mcpAccept)
+                .POST(HttpRequest.BodyPublishers.ofString(initialize)).build()));
+        kinds.add(new Kind("not JSON", 400, post.apply(url).header("Accept", mcpAccept).header("Authorization", bearer)
+                .POST(HttpRequest.BodyPublishers.ofString("{not json")).build()));
+        kinds.add(new Kind("no such path", 404, post.apply(url + "/nothing").header("Accept", mcpAccept)
+                .header("Authorization", bearer).POST(HttpRequest.BodyPublishers.ofString(initialize)).build()));
+        kinds.add(new Kind("health", 200, HttpRequest.newBuilder(URI.create(origin() + ComposeDeployment.BASE + "/healthz"))
+                .timeout(Duration.ofSeconds(30)).GET().build()));
+        Map<String, Integer> seen = new java.util.concurrent.ConcurrentSkipListMap<>();
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        List<Thread> clients = new ArrayList<>();
+        for (HttpClient.Version version : List.of(HttpClient.Version.HTTP_2, HttpClient.Version.HTTP_2,
+                HttpClient.Version.HTTP_1_1, HttpClient.Version.HTTP_1_1)) {
+            clients.add(Thread.ofPlatform().start(() -> {
+                HttpClient http = HttpClient.newBuilder().sslContext(TrustAll.context()).version(version).build();
+                for (int i = 0; System.nanoTime() < end; i++) {
+                    Kind kind = kinds.get(i % kinds.size());
+                    String outcome;
+                    try {
+                        HttpResponse<Void> answer = http.send(kind.request(), HttpResponse.BodyHandlers.discarding());
+                        outcome = answer.statusCode() == kind.status() ? "answered"
+                                : "WRONG: " + kind.name() + " answered " + answer.statusCode();
+                        outcome += answer.version() == version ? "" : " (as " + answer.version() + ")";
+                    } catch (java.io.IOException e) {
+                        boolean cut = e.getMessage() != null && e.getMessage().startsWith("chunked transfer encoding");
+                        outcome = cut ? "cut off" : "FAILED: " + e;
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    seen.merge(version + " " + outcome, 1, Integer::sum);
+                }
+            }));
+        }
+        for (Thread client : clients) {
+            client.join();
+        }
+        System.out.println("mixed load through Traefik, 20 s: " + seen);
+        assertThat(seen.keySet()).as(seen.toString())
+                .allMatch(outcome -> outcome.equals("HTTP_2 answered") || outcome.equals("HTTP_1_1 answered")
+                        || outcome.equals("HTTP_1_1 cut off"));
+        assertThat(seen.getOrDefault("HTTP_2 answered", 0)).as(seen.toString()).isGreaterThan(1000);
+    }
+
     @Test
     @Order(3)
     void aCallTheBudgetHandsOverIsAnsweredAndItsJobFinishes() throws Exception {
