@@ -192,7 +192,7 @@ class TraefikTierTest {
      * (Go's net/http) may cut an answer off: its server consumes and closes the rest of a request
      * body when the answer starts, under its transport still writing that body to the server, and
      * the transport then drops the connection mid-answer (golang/go#40747, traefik/traefik#11767;
-     * here 1 to 4 in about 20,000 such requests a run). Those are counted and printed, and must be
+     * measured here: 1 to 4 in about 20,000 HTTP/1.1 requests over 45 s; this test's 20 s see 0 to 3). Those are counted and printed, and must be
      * that and nothing else; over HTTP/2 none may be lost.
      */
     @Test
@@ -208,8 +208,9 @@ class TraefikTierTest {
         java.util.function.Function<String, HttpRequest.Builder> post = path -> HttpRequest.newBuilder(URI.create(path))
                 .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json");
         String mcpAccept = "application/json, text/event-stream";
-        kinds.add(new Kind("initialize", 200, post.apply(url).header("Accept", mcpAccept).header("Authorization", bearer)
-                .POST(HttpRequest.BodyPublishers.ofString(initialize)).build()));
+        // The endpoint is stateless (docs/http.md): a listing needs no initialize before it.
+        kinds.add(new Kind("tools/list", 200, post.apply(url).header("Accept", mcpAccept).header("Authorization", bearer)
+                .POST(HttpRequest.BodyPublishers.ofString(TOOLS_LIST)).build()));
         kinds.add(new Kind("no token", 401, post.apply(url).header("Accept", mcpAccept)
                 .POST(HttpRequest.BodyPublishers.ofString(initialize)).build()));
         kinds.add(new Kind("not JSON", 400, post.apply(url).header("Accept", mcpAccept).header("Authorization", bearer)
@@ -234,7 +235,9 @@ class TraefikTierTest {
                                 : "WRONG: " + kind.name() + " answered " + answer.statusCode();
                         outcome += answer.version() == version ? "" : " (as " + answer.version() + ")";
                     } catch (java.io.IOException e) {
-                        boolean cut = e.getMessage() != null && e.getMessage().startsWith("chunked transfer encoding");
+                        // An answer cut off mid-body, chunked or of a declared length.
+                        String said = String.valueOf(e.getMessage());
+                        boolean cut = said.startsWith("chunked transfer encoding") || said.startsWith("fixed content-length");
                         outcome = cut ? "cut off" : "FAILED: " + e;
                     } catch (InterruptedException e) {
                         return;
@@ -250,7 +253,7 @@ class TraefikTierTest {
         assertThat(seen.keySet()).as(seen.toString())
                 .allMatch(outcome -> outcome.equals("HTTP_2 answered") || outcome.equals("HTTP_1_1 answered")
                         || outcome.equals("HTTP_1_1 cut off"));
-        assertThat(seen.getOrDefault("HTTP_2 answered", 0)).as(seen.toString()).isGreaterThan(1000);
+        assertThat(seen.getOrDefault("HTTP_2 answered", 0)).as(seen.toString()).isGreaterThan(200);
     }
 
     @Test
