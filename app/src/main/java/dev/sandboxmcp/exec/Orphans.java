@@ -1,6 +1,5 @@
 package dev.sandboxmcp.exec;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -163,9 +162,7 @@ public final class Orphans {
             String listed = Files.readString(Path.of("/proc/self/task/" + self + "/children"), StandardCharsets.US_ASCII);
             return Arrays.stream(listed.trim().split(" +")).filter(pid -> !pid.isEmpty()).map(Long::valueOf).toList();
         } catch (IOException noSuchFile) {
-            String[] names = new File("/proc").list();
-            return names == null ? List.of()
-                    : Arrays.stream(names).map(ProcStat::pidOf).filter(pid -> pid > 0).toList();
+            return Arrays.stream(ProcStat.pids()).boxed().toList();
         }
     }
 

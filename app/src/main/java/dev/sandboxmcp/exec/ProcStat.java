@@ -3,6 +3,7 @@ package dev.sandboxmcp.exec;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
+import java.util.Arrays;
 
 /**
  * The fields of {@code /proc/<pid>/stat} that {@link ProcessTree} and {@link IdleSweep} need,
@@ -38,17 +39,19 @@ record ProcStat(char state, long ppid, long session, long startTicks) {
      * an unreadable {@code /proc} has none.
      */
     static void eachProcess(byte[] buffer, Visitor visitor) {
-        String[] names = new File("/proc").list();
-        if (names == null) {
-            return;
-        }
-        for (String name : names) {
-            long pid = pidOf(name);
-            ProcStat stat = pid > 0 ? read(pid, buffer) : null;
+        for (long pid : pids()) {
+            ProcStat stat = read(pid, buffer);
             if (stat != null && !visitor.visit(pid, stat)) {
                 return;
             }
         }
+    }
+
+    /** The pids {@code /proc} lists now; none when it cannot be read. */
+    static long[] pids() {
+        String[] names = new File("/proc").list();
+        return names == null ? new long[0]
+                : Arrays.stream(names).mapToLong(ProcStat::pidOf).filter(pid -> pid > 0).toArray();
     }
 
     /** The number a /proc entry is named by, or -1 for the entries that are not processes. */
