@@ -152,6 +152,28 @@ class TraefikTierTest {
         }
     }
 
+    /** A request through the example's entry point and the status the server answers it with. */
+    record Expected(String name, int status, HttpRequest request) {
+    }
+
+    /** A POST of {@code body} to {@code path} under the base path, as an MCP client sends it, with {@code headers}. */
+    HttpRequest post(String path, String body, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(origin() + ComposeDeployment.BASE + path))
+                .timeout(Duration.ofSeconds(30)).header("Accept", "application/json, text/event-stream")
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        return headers.length == 0 ? request.build() : request.headers(headers).build();
+    }
+
+    /** The refusals made before the body is read: the verify's two, and a foreign origin's. */
+    List<Expected> refusalsBeforeTheBody() {
+        String bearer = "Bearer " + deployment.token;
+        return List.of(
+                new Expected("no token", 401, post("/mcp", TOOLS_LIST)),
+                new Expected("wrong token", 401, post("/mcp", TOOLS_LIST, "Authorization", "Bearer wrong-" + deployment.token)),
+                new Expected("foreign origin", 403, post("/mcp", TOOLS_LIST, "Authorization", bearer,
+                        "Origin", "https://evil.example")));
+    }
+
     /**
      * Traefik writes a request's head to its pooled connection to the server before the body, so
      * the server may refuse with the body unread and close that connection. Before the refusal
@@ -167,19 +189,11 @@ class TraefikTierTest {
         Map<String, Integer> wrong = new java.util.TreeMap<>();
         int sent = 0;
         for (int i = 0; i < 500; i++) {
-            for (String[] refusal : new String[][] {{"401", null}, {"401", "Bearer wrong-" + i}, {"403", "origin"}}) {
-                HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(origin() + ComposeDeployment.BASE + "/mcp"))
-                        .header("Accept", "application/json, text/event-stream").header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(TOOLS_LIST));
-                if ("origin".equals(refusal[1])) {
-                    request.header("Authorization", "Bearer " + deployment.token).header("Origin", "https://evil.example");
-                } else if (refusal[1] != null) {
-                    request.header("Authorization", refusal[1]);
-                }
-                int status = http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+            for (Expected refusal : refusalsBeforeTheBody()) {
+                int status = http.send(refusal.request(), HttpResponse.BodyHandlers.discarding()).statusCode();
                 sent++;
-                if (status != Integer.parseInt(refusal[0])) {
-                    wrong.merge(refusal[0] + " came as " + status, 1, Integer::sum);
+                if (status != refusal.status()) {
+                    wrong.merge(refusal.name() + " came as " + status, 1, Integer::sum);
                 }
             }
         }
@@ -192,33 +206,21 @@ class TraefikTierTest {
      * (Go's net/http) may cut an answer off: its server consumes and closes the rest of a request
      * body when the answer starts, under its transport still writing that body to the server, and
      * the transport then drops the connection mid-answer (golang/go#40747, traefik/traefik#11767;
-     * measured here: 1 to 4 in about 20,000 HTTP/1.1 requests over 45 s; this test's 20 s see 0 to 3). Those are counted and printed, and must be
-     * that and nothing else; over HTTP/2 none may be lost.
+     * measured here: 1 to 4 in about 20,000 HTTP/1.1 requests over 45 s; this test's 20 s see 0
+     * to 3). Those are counted and printed, and must be that and nothing else; over HTTP/2 none
+     * may be lost.
      */
     @Test
     @Order(2)
     void underMixedLoadEveryAnswerIsTheServersAndNoneIsLostOverHttp2() throws Exception {
-        String url = origin() + ComposeDeployment.BASE + "/mcp";
-        String initialize = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-                + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"mixed\",\"version\":\"1\"}}}";
         String bearer = "Bearer " + deployment.token;
-        record Kind(String name, int status, HttpRequest request) {
-        }
-        List<Kind> kinds = new ArrayList<>();
-        java.util.function.Function<String, HttpRequest.Builder> post = path -> HttpRequest.newBuilder(URI.create(path))
-                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json");
-        String mcpAccept = "application/json, text/event-stream";
+        List<Expected> kinds = new ArrayList<>(refusalsBeforeTheBody());
         // The endpoint is stateless (docs/http.md): a listing needs no initialize before it.
-        kinds.add(new Kind("tools/list", 200, post.apply(url).header("Accept", mcpAccept).header("Authorization", bearer)
-                .POST(HttpRequest.BodyPublishers.ofString(TOOLS_LIST)).build()));
-        kinds.add(new Kind("no token", 401, post.apply(url).header("Accept", mcpAccept)
-                .POST(HttpRequest.BodyPublishers.ofString(initialize)).build()));
-        kinds.add(new Kind("not JSON", 400, post.apply(url).header("Accept", mcpAccept).header("Authorization", bearer)
-                .POST(HttpRequest.BodyPublishers.ofString("{not json")).build()));
-        kinds.add(new Kind("no such path", 404, post.apply(url + "/nothing").header("Accept", mcpAccept)
-                .header("Authorization", bearer).POST(HttpRequest.BodyPublishers.ofString(initialize)).build()));
-        kinds.add(new Kind("health", 200, HttpRequest.newBuilder(URI.create(origin() + ComposeDeployment.BASE + "/healthz"))
-                .timeout(Duration.ofSeconds(30)).GET().build()));
+        kinds.add(new Expected("tools/list", 200, post("/mcp", TOOLS_LIST, "Authorization", bearer)));
+        kinds.add(new Expected("not JSON", 400, post("/mcp", "{not json", "Authorization", bearer)));
+        kinds.add(new Expected("no such path", 404, post("/mcp/nothing", TOOLS_LIST, "Authorization", bearer)));
+        kinds.add(new Expected("health", 200, HttpRequest.newBuilder(URI.create(origin() + ComposeDeployment.BASE
+                + "/healthz")).timeout(Duration.ofSeconds(30)).GET().build()));
         Map<String, Integer> seen = new java.util.concurrent.ConcurrentSkipListMap<>();
         long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         List<Thread> clients = new ArrayList<>();
@@ -227,7 +229,7 @@ class TraefikTierTest {
             clients.add(Thread.ofPlatform().start(() -> {
                 HttpClient http = HttpClient.newBuilder().sslContext(TrustAll.context()).version(version).build();
                 for (int i = 0; System.nanoTime() < end; i++) {
-                    Kind kind = kinds.get(i % kinds.size());
+                    Expected kind = kinds.get(i % kinds.size());
                     String outcome;
                     try {
                         HttpResponse<Void> answer = http.send(kind.request(), HttpResponse.BodyHandlers.discarding());
