@@ -22,6 +22,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class RunningCommand implements CommandOutcome {
 
+    /**
+     * The grace of what is still running once the command has ended (its shell exited, or killed
+     * within its own grace): it had its chance, and the result does not wait long for it.
+     */
     private static final Duration LEFTOVER_GRACE = Duration.ofMillis(200);
     /** The status of a shell killed by SIGKILL, as {@link SpawnedProcess} reports it (or a shell reports its child's). */
     private static final int SIGKILLED = 128 + 9;
@@ -299,8 +303,12 @@ public final class RunningCommand implements CommandOutcome {
         }
     }
 
-    /** Looks for what escaped this scan again shortly after ({@link LateSweeps}), without delaying the result. */
+    /**
+     * Looks for what escaped this scan again shortly after ({@link LateSweeps}), without delaying
+     * the result. What a late sweep finds is a leftover: a daemon that ignores SIGTERM is gone
+     * {@link #LEFTOVER_GRACE} after it is found, not a whole kill grace.
+     */
     private void sweepLater() {
-        LateSweeps.SHARED.after(tree, killGrace);
+        LateSweeps.SHARED.after(tree, LEFTOVER_GRACE);
     }
 }

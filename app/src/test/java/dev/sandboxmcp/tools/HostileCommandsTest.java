@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -106,6 +107,42 @@ class HostileCommandsTest {
         assertThat(result.isError()).as("%s: %s", name, result.content()).isFalse();
         assertThat(result.structuredContent().toString()).contains("exit_code=0");
         assertThat(leftover).as("%s: still running when its result came back", name).isEmpty();
+    }
+
+    /**
+     * A leftover that no scan at the command's end could see (here: outside the session, its
+     * marker taken off, put back by an exec 0.2 s later; in the wild, a daemon caught in the middle
+     * of its exec) is found by a late sweep and, ignoring SIGTERM, killed a short grace after, not a
+     * whole kill grace (2 s) later: a result is not followed by seconds of the command still running.
+     */
+    @Test
+    void aLeftoverOnlyALateSweepFindsIsKilledAShortGraceAfter() throws Exception {
+        Set<Long> before = markedProcesses();
+        CallToolResult result = client.callTool(new CallToolRequest("run_command", Map.of("command", """
+                m=$SANDBOX_MCP_RUN
+                (M=$m setsid env -u SANDBOX_MCP_RUN sh -c \
+                    'trap "" TERM HUP; sleep 0.2; exec env SANDBOX_MCP_RUN="$M" sleep 300' \
+                    > /dev/null 2>&1 &)
+                echo left""")));
+        long returned = System.nanoTime();
+        assertThat(result.isError()).as("%s", result.content()).isFalse();
+
+        Set<Long> leftover = markedProcesses();
+        boolean seen = false;
+        while (System.nanoTime() - returned < 5_000_000_000L) {
+            leftover = markedProcesses();
+            leftover.removeAll(before);
+            seen |= !leftover.isEmpty();
+            if (seen && leftover.isEmpty()) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        long goneMillis = (System.nanoTime() - returned) / 1_000_000;
+        assertThat(seen).as("the leftover took its marker back while the late sweeps looked").isTrue();
+        assertThat(leftover).as("still running %d ms after the result", goneMillis).isEmpty();
+        // The last late sweep is 1 s after the end, give or take a 50 ms tick; then 0.2 s of grace.
+        assertThat(goneMillis).as("gone %d ms after the result", goneMillis).isLessThan(2_000);
     }
 
     /** Live processes started by any command (they carry the runner's environment marker). */
