@@ -240,9 +240,10 @@ public final class DiskFloorWatch implements AutoCloseable {
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
         Map<Long, ProcIo> written = new HashMap<>();
         Map<ProcessTree, List<Long>> members = new HashMap<>();
+        Environs environs = new Environs();
         IdleSweep.snapshot(buffer).forEach((pid, stat) -> {
             for (ProcessTree tree : running) {
-                if (tree.owns(pid, stat)) {
+                if (tree.owns(pid, stat, environs)) {
                     add(tree, pid, buffer, written, members);
                     break;
                 }

@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ProcessTree {
 
     private static final Path PROC = Path.of("/proc");
-    /** How many times, a millisecond apart, a process that shows no environment is looked at again. */
+    /** How many times, a millisecond apart, processes that show no environment are looked at again. */
     private static final int EXEC_LOOKS = 10;
 
     private final long sessionId;
@@ -69,16 +69,32 @@ final class ProcessTree {
         }
     }
 
-    /** Members that are still running (zombies are already dead and only wait to be reaped). */
+    /**
+     * Members that are still running (zombies are already dead and only wait to be reaped). An
+     * orphan the runner adopted that shows no environment is most likely in the middle of an exec
+     * (a daemon exec'ing its program as its command ends): those are looked at again until they
+     * can be told, or the kill at the command's end would miss them.
+     */
     Set<Long> liveMembers() {
         Set<Long> members = new HashSet<>();
+        List<Long> untold = new ArrayList<>();
         long self = ProcessHandle.current().pid();
+        Environs environs = new Environs();
         ProcStat.eachProcess(new byte[ProcStat.BUFFER_BYTES], (pid, stat) -> {
-            if (pid != self && owns(pid, stat)) {
-                members.add(pid);
+            if (pid != self) {
+                switch (membership(pid, stat, environs)) {
+                    case MEMBER -> members.add(pid);
+                    case UNKNOWN -> {
+                        if (stat.ppid() == self) {
+                            untold.add(pid);
+                        }
+                    }
+                    case OTHER -> { }
+                }
             }
             return true;
         });
+        lookAgain(untold, members, environs);
         return members;
     }
 
@@ -89,10 +105,11 @@ final class ProcessTree {
             return alive;
         }
         long self = ProcessHandle.current().pid();
+        Environs environs = new Environs();
         ProcStat.eachProcess(new byte[ProcStat.BUFFER_BYTES], (pid, stat) -> {
             if (pid != self) {
                 for (ProcessTree tree : trees) {
-                    if (!alive.contains(tree) && tree.owns(pid, stat)) {
+                    if (!alive.contains(tree) && tree.owns(pid, stat, environs)) {
                         alive.add(tree);
                     }
                 }
@@ -122,17 +139,40 @@ final class ProcessTree {
      */
     boolean mayHaveMembersAmong(List<Long> roots) {
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
+        Environs environs = new Environs();
+        Set<Long> members = new HashSet<>();
+        List<Long> untold = new ArrayList<>();
         for (long pid : descendantsOf(roots)) {
-            Membership seen = membership(pid, ProcStat.read(pid, buffer));
-            for (int look = 0; seen == Membership.UNKNOWN && look < EXEC_LOOKS; look++) {
-                sleep(Duration.ofMillis(1));
-                seen = membership(pid, ProcStat.read(pid, buffer));
-            }
-            if (seen != Membership.OTHER) {
-                return true;
+            switch (membership(pid, ProcStat.read(pid, buffer), environs)) {
+                case MEMBER -> {
+                    return true;
+                }
+                case UNKNOWN -> untold.add(pid);
+                case OTHER -> { }
             }
         }
-        return false;
+        lookAgain(untold, members, environs);
+        return !members.isEmpty() || !untold.isEmpty();
+    }
+
+    /**
+     * Looks at the processes in {@code untold} again, all together, a millisecond apart, for
+     * {@link #EXEC_LOOKS} milliseconds at most however many there are: those found members join
+     * {@code members}; {@code untold} keeps those that still cannot be told.
+     */
+    private void lookAgain(List<Long> untold, Set<Long> members, Environs environs) {
+        byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
+        for (int look = 0; !untold.isEmpty() && look < EXEC_LOOKS; look++) {
+            sleep(Duration.ofMillis(1));
+            untold.removeIf(pid -> {
+                environs.readAgain(pid);
+                Membership seen = membership(pid, ProcStat.read(pid, buffer), environs);
+                if (seen == Membership.MEMBER) {
+                    members.add(pid);
+                }
+                return seen != Membership.UNKNOWN;
+            });
+        }
     }
 
     private static List<Long> descendantsOf(List<Long> roots) {
@@ -162,14 +202,14 @@ final class ProcessTree {
     }
 
     /** Whether {@code pid}, whose stat is {@code stat} (null when unreadable), is a live member. */
-    boolean owns(long pid, ProcStat stat) {
-        return membership(pid, stat) == Membership.MEMBER;
+    boolean owns(long pid, ProcStat stat, Environs environs) {
+        return membership(pid, stat, environs) == Membership.MEMBER;
     }
 
     /** What one read of a process tells: a live member, not one, or (its environment empty or unreadable) unknown. */
     private enum Membership { MEMBER, OTHER, UNKNOWN }
 
-    private Membership membership(long pid, ProcStat stat) {
+    private Membership membership(long pid, ProcStat stat, Environs environs) {
         if (stat == null || stat.state() == 'Z' || stat.state() == 'X') {
             return Membership.OTHER;
         }
@@ -179,7 +219,7 @@ final class ProcessTree {
         if (stat.startTicks() < leaderStartTicks) {
             return Membership.OTHER;
         }
-        byte[] environ = environment(PROC.resolve(Long.toString(pid)));
+        byte[] environ = environs.of(pid);
         if (environ == null || environ.length == 0) {
             return Membership.UNKNOWN;
         }
@@ -196,15 +236,6 @@ final class ProcessTree {
      */
     boolean claims(long pid, long session) {
         return session == sessionId || strays.contains(pid);
-    }
-
-    /** The process's environment block; null when it cannot be read (gone, or not ours to read). */
-    private static byte[] environment(Path procEntry) {
-        try {
-            return Files.readAllBytes(procEntry.resolve("environ"));
-        } catch (IOException unreadable) {
-            return null;
-        }
     }
 
     private boolean hasMarker(byte[] environ) {
