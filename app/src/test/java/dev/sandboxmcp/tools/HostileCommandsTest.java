@@ -6,7 +6,9 @@ import dev.sandboxmcp.TestServer;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.FileInputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -169,6 +171,17 @@ class HostileCommandsTest {
         assertThat(goneMillis).as("gone %d ms after the result", goneMillis).isLessThan(2_000);
     }
 
+    /**
+     * A process's environment in one read (as the runner reads it): read a byte first, as
+     * {@code Files.readAllBytes} does, and a process in the middle of an exec can show one byte.
+     */
+    private static String environment(Path procEntry) throws IOException {
+        try (FileInputStream in = new FileInputStream(procEntry.resolve("environ").toFile())) {
+            byte[] block = new byte[64 * 1024]; // a command's is a few KiB
+            return new String(block, 0, Math.max(0, in.read(block)), StandardCharsets.UTF_8);
+        }
+    }
+
     /** Live processes started by any command (they carry the runner's environment marker). */
     static Set<Long> markedProcesses() throws IOException {
         Set<Long> pids = new HashSet<>();
@@ -178,7 +191,7 @@ class HostileCommandsTest {
                 try {
                     String stat = Files.readString(entry.resolve("stat"));
                     char state = stat.charAt(stat.lastIndexOf(')') + 2);
-                    if (state != 'Z' && new String(Files.readAllBytes(entry.resolve("environ"))).contains("SANDBOX_MCP_RUN=")) {
+                    if (state != 'Z' && environment(entry).contains("SANDBOX_MCP_RUN=")) {
                         pids.add(Long.parseLong(entry.getFileName().toString()));
                     }
                 } catch (IOException gone) {
