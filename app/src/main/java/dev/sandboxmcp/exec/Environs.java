@@ -18,7 +18,7 @@ final class Environs {
     /** An environment block up to this size is read in one system call (a command's is a few KiB). */
     static final int READ_BYTES = 64 * 1024;
 
-    private final byte[] buffer = new byte[READ_BYTES];
+    private byte[] buffer; // allocated at the first read: most looks read no environment
     private long pid = -1;
     private byte[] block;
 
@@ -39,6 +39,9 @@ final class Environs {
 
     private byte[] read(long pid) {
         try (FileInputStream in = new FileInputStream("/proc/" + pid + "/environ")) {
+            if (buffer == null) {
+                buffer = new byte[READ_BYTES];
+            }
             int length = Math.max(0, in.read(buffer));
             if (length < buffer.length) {
                 return Arrays.copyOf(buffer, length);

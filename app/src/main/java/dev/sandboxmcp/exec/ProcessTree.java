@@ -21,14 +21,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * carries a marker in its environment. A process belongs to the command when it is in that
  * session, or when its environment holds the marker: that catches background children,
  * double-forked daemons that were re-parented to init, and children that started a session of
- * their own. A process that both leaves the session and clears its environment escapes this
- * bookkeeping; the container's pids limit still bounds it.
+ * their own. A process that both leaves the session and clears its environment (or makes it
+ * unreadable, no longer dumpable) escapes this bookkeeping; the container's pids limit still
+ * bounds it, and the idle sweep ends it once no command runs.
  */
 final class ProcessTree {
 
     private static final Path PROC = Path.of("/proc");
-    /** How many times, a millisecond apart, processes that show no environment are looked at again. */
-    private static final int EXEC_LOOKS = 10;
+    /** How long processes that show no environment (in the middle of an exec) are looked at again, a millisecond apart. */
+    private static final Duration EXEC_WAIT = Duration.ofMillis(10);
 
     private final long sessionId;
     private final byte[] marker;
@@ -72,8 +73,10 @@ final class ProcessTree {
     /**
      * Members that are still running (zombies are already dead and only wait to be reaped). An
      * orphan the runner adopted that shows no environment is most likely in the middle of an exec
-     * (a daemon exec'ing its program as its command ends): those are looked at again until they
-     * can be told, or the kill at the command's end would miss them.
+     * (a daemon exec'ing its program as its command ends). When the scan finds no member, those
+     * are looked at again until they can be told, or {@link #terminate} would stop there and miss
+     * them; when it finds some, the next scan of {@link #terminate} looks. A process caught in
+     * an exec whose parent is not the runner is left to the late sweeps.
      */
     Set<Long> liveMembers() {
         Set<Long> members = new HashSet<>();
@@ -94,7 +97,9 @@ final class ProcessTree {
             }
             return true;
         });
-        lookAgain(untold, members, environs);
+        if (members.isEmpty()) {
+            members.addAll(lookAgain(untold, environs));
+        }
         return members;
     }
 
@@ -140,7 +145,6 @@ final class ProcessTree {
     boolean mayHaveMembersAmong(List<Long> roots) {
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
         Environs environs = new Environs();
-        Set<Long> members = new HashSet<>();
         List<Long> untold = new ArrayList<>();
         for (long pid : descendantsOf(roots)) {
             switch (membership(pid, ProcStat.read(pid, buffer), environs)) {
@@ -151,28 +155,31 @@ final class ProcessTree {
                 case OTHER -> { }
             }
         }
-        lookAgain(untold, members, environs);
-        return !members.isEmpty() || !untold.isEmpty();
+        return !lookAgain(untold, environs).isEmpty() || !untold.isEmpty();
     }
 
     /**
      * Looks at the processes in {@code untold} again, all together, a millisecond apart, for
-     * {@link #EXEC_LOOKS} milliseconds at most however many there are: those found members join
-     * {@code members}; {@code untold} keeps those that still cannot be told.
+     * {@link #EXEC_WAIT} however many there are: the members found; {@code untold} keeps those
+     * that still cannot be told.
      */
-    private void lookAgain(List<Long> untold, Set<Long> members, Environs environs) {
+    private Set<Long> lookAgain(List<Long> untold, Environs environs) {
+        Set<Long> members = new HashSet<>();
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
-        for (int look = 0; !untold.isEmpty() && look < EXEC_LOOKS; look++) {
+        long deadline = System.nanoTime() + EXEC_WAIT.toNanos();
+        while (!untold.isEmpty() && System.nanoTime() < deadline) {
             sleep(Duration.ofMillis(1));
             untold.removeIf(pid -> {
+                ProcStat stat = ProcStat.read(pid, buffer); // before the environment: a pid reused meanwhile shows its own
                 environs.readAgain(pid);
-                Membership seen = membership(pid, ProcStat.read(pid, buffer), environs);
+                Membership seen = membership(pid, stat, environs);
                 if (seen == Membership.MEMBER) {
                     members.add(pid);
                 }
                 return seen != Membership.UNKNOWN;
             });
         }
+        return members;
     }
 
     private static List<Long> descendantsOf(List<Long> roots) {

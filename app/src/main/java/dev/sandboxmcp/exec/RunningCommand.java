@@ -24,7 +24,8 @@ public final class RunningCommand implements CommandOutcome {
 
     /**
      * The grace of what is still running once the command has ended (its shell exited, or killed
-     * within its own grace): it had its chance, and the result does not wait long for it.
+     * within its own grace), when the kill grace is not shorter: it had its chance, and the result
+     * does not wait long for it.
      */
     private static final Duration LEFTOVER_GRACE = Duration.ofMillis(200);
     /** The status of a shell killed by SIGKILL, as {@link SpawnedProcess} reports it (or a shell reports its child's). */
@@ -192,7 +193,7 @@ public final class RunningCommand implements CommandOutcome {
             }
             boolean exited = !process.isAlive();
             if (!exited || leftoversMayRun()) {
-                tree.terminate(exited ? LEFTOVER_GRACE : killGrace);
+                tree.terminate(exited ? leftoverGrace() : killGrace);
             }
             sweepLater();
             int exitCode = process.waitFor();
@@ -309,6 +310,10 @@ public final class RunningCommand implements CommandOutcome {
      * {@link #LEFTOVER_GRACE} after it is found, not a whole kill grace.
      */
     private void sweepLater() {
-        LateSweeps.SHARED.after(tree, LEFTOVER_GRACE);
+        LateSweeps.SHARED.after(tree, leftoverGrace());
+    }
+
+    private Duration leftoverGrace() {
+        return killGrace.compareTo(LEFTOVER_GRACE) < 0 ? killGrace : LEFTOVER_GRACE;
     }
 }

@@ -6,7 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Environment blocks as a look at /proc reads them: whole, once per process, null once gone. */
+/**
+ * Environment blocks as a look at /proc reads them: whole, once per process, null once gone.
+ * That a block is read in one system call (and so never cut by an exec between two reads) is
+ * shown by what it is for: {@code HostileCommandsTest}'s daemon caught in the middle of its exec.
+ */
 class EnvironsTest {
 
     @Test
