@@ -84,16 +84,11 @@ final class ProcessTree {
         long self = ProcessHandle.current().pid();
         Environs environs = new Environs();
         ProcStat.eachProcess(new byte[ProcStat.BUFFER_BYTES], (pid, stat) -> {
-            if (pid != self) {
-                switch (membership(pid, stat, environs)) {
-                    case MEMBER -> members.add(pid);
-                    case UNKNOWN -> {
-                        if (stat.ppid() == self) {
-                            untold.add(pid);
-                        }
-                    }
-                    case OTHER -> { }
-                }
+            Membership seen = pid == self ? Membership.OTHER : membership(pid, stat, environs);
+            if (seen == Membership.MEMBER) {
+                members.add(pid);
+            } else if (seen == Membership.UNKNOWN && stat.ppid() == self) {
+                untold.add(pid);
             }
             return true;
         });
@@ -147,12 +142,11 @@ final class ProcessTree {
         Environs environs = new Environs();
         List<Long> untold = new ArrayList<>();
         for (long pid : descendantsOf(roots)) {
-            switch (membership(pid, ProcStat.read(pid, buffer), environs)) {
-                case MEMBER -> {
-                    return true;
-                }
-                case UNKNOWN -> untold.add(pid);
-                case OTHER -> { }
+            Membership seen = membership(pid, ProcStat.read(pid, buffer), environs);
+            if (seen == Membership.MEMBER) {
+                return true;
+            } else if (seen == Membership.UNKNOWN) {
+                untold.add(pid);
             }
         }
         return !lookAgain(untold, environs).isEmpty() || !untold.isEmpty();
