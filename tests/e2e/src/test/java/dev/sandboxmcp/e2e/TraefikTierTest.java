@@ -311,7 +311,12 @@ class TraefikTierTest {
     @Test
     @Order(6)
     void theHeaderCacheAttackThroughTraefiksPooledConnectionsLeavesTheNextClientUntouched() throws Exception {
-        String victim = RawTls.post(HOST, ComposeDeployment.BASE + "/mcp", bearer() + MCP_HEADERS, TOOLS_LIST);
+        // The attacker writes raw HTTP/1.1 (header names as it likes); the victim comes over
+        // HTTP/2, as the JDK's client does: Traefik carries both to the server on its pooled
+        // HTTP/1.1 connections all the same, and over HTTP/1.1 to Traefik a victim could lose its
+        // answer to Go's own race (docs/operations.md), which says nothing about the server.
+        HttpClient http = HttpClient.newBuilder().sslContext(TrustAll.context()).version(HttpClient.Version.HTTP_2).build();
+        HttpRequest victim = post("/mcp", TOOLS_LIST, "Authorization", "Bearer " + deployment.token);
         List<String> baits = List.of("authorization: bearer\r\n",
                 "Cookie: pad=" + "c".repeat(1000) + "\r\nauthorization: bearer\r\n",
                 "User-Agent: pad/" + "u".repeat(1000) + "\r\nACCEPT: APPLICATION/JSON\r\n",
@@ -325,11 +330,9 @@ class TraefikTierTest {
                             + TOOLS_LIST : "\r\n"));
                 }
                 for (int i = 0; i < 3; i++) {
-                    try (RawTls connection = RawTls.open(traefik.websecure)) {
-                        RawTls.Response answer = connection.exchange(victim);
-                        if (answer.status() != 200 || !answer.body().contains("\"tools\"")) {
-                            poisoned.add(bait.strip() + " to " + path + " -> " + answer.status());
-                        }
+                    HttpResponse<String> answer = http.send(victim, HttpResponse.BodyHandlers.ofString());
+                    if (answer.statusCode() != 200 || !answer.body().contains("\"tools\"")) {
+                        poisoned.add(bait.strip() + " to " + path + " -> " + answer.statusCode() + " " + answer.version());
                     }
                 }
             }
