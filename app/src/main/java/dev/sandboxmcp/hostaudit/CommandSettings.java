@@ -42,8 +42,11 @@ final class CommandSettings {
             case "credential" -> name.equals("helper");
             case "gpg" -> name.equals("program") || name.equals("defaultkeycommand");
             case "sequence" -> name.equals("editor");
-            // alias.x = !cmd, and git 2.55's alias "x".command = !cmd
-            case "alias" -> (!sub || name.equals("command")) && (v.startsWith("!") || setsConfig(v));
+            // alias.x = !cmd, and git 2.55's alias "x".command = !cmd; or an alias that starts with an
+            // option: git applies an alias's leading options (git.c, handle_alias and handle_options), and
+            // -c, --config-env, --exec-path, --git-dir, --work-tree and -C each choose what settings or
+            // programs the command it runs reads (--exec-path=<dir> makes git's scripts source the dir's files)
+            case "alias" -> (!sub || name.equals("command")) && (v.startsWith("!") || v.startsWith("-"));
             case "include" -> name.equals("path");
             case "includeif" -> sub && name.equals("path");
             case "pager" -> !isBoolean(v);
@@ -73,26 +76,6 @@ final class CommandSettings {
             case "init" -> name.equals("templatedir");
             default -> false;
         };
-    }
-
-    /**
-     * Whether an alias passes {@code -c} or {@code --config-env} before its command: git applies
-     * an alias's leading options (git.c, handle_alias and handle_options), so it can set any
-     * setting for the command it runs. After the command, {@code -c} is that command's option.
-     */
-    private static boolean setsConfig(String alias) {
-        for (String token : alias.split("\\s+")) {
-            if (token.isEmpty()) {
-                continue;
-            }
-            if (!token.startsWith("-")) {
-                return false;
-            }
-            if (token.equals("-c") || token.equals("--config-env") || token.startsWith("--config-env=")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** A URL of the ext:: transport, which runs its address as a command. */

@@ -104,7 +104,10 @@ public final class TreeAudit {
                 } catch (IOException e) {
                     notAudited(dir, e);
                 }
-                return FileVisitResult.SKIP_SUBTREE;
+                // What lies under a .git is what gitDirectory audits. Any other directory may only
+                // pose as one (a HEAD and an objects are two entries a command can write; git still
+                // takes the nearest .git beneath): everything under it is walked as well.
+                return dotGit ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
             }
 
             @Override
@@ -151,6 +154,9 @@ public final class TreeAudit {
         if (gitdir.isEmpty()) {
             return; // git refuses such a .git file ("invalid gitfile format"); nothing runs
         }
+        if (notUtf8(gitdir.get(), file, "gitdir")) {
+            return;
+        }
         Path target = resolve(file.getParent(), gitdir.get(), file, "gitdir");
         if (target != null) {
             follow(file, "gitdir", target, file.getParent());
@@ -184,19 +190,24 @@ public final class TreeAudit {
             return;
         }
         commondir(dir, workTree);
+        HooksPaths hooksPaths = new HooksPaths();
         for (String name : List.of("config", "config.worktree")) {
             Path config = dir.resolve(name);
             if (Files.isSymbolicLink(config)) {
                 findings.add(new Finding(relative(config), "symbolic link", Files.readSymbolicLink(config).toString()));
                 Path target = inTree(dir, Files.readSymbolicLink(config).toString());
                 if (target != null) {
-                    config(target, workTree);
+                    config(target, config, workTree, hooksPaths);
                 }
             } else if (Files.exists(config, NOFOLLOW)) {
-                config(config, workTree);
+                config(config, config, workTree, hooksPaths);
             }
         }
+        hooksPaths.audit(dir, workTree);
         hooks(dir.resolve("hooks"), "hook");
+        for (String todo : List.of("rebase-merge/git-rebase-todo", "sequencer/todo")) {
+            execLines(dir.resolve(todo));
+        }
         nestedGitDirectories(dir.resolve("modules"));
         nestedGitDirectories(dir.resolve("worktrees"));
     }
@@ -222,6 +233,9 @@ public final class TreeAudit {
         Optional<String> common = GitPointer.commondir(content);
         if (common.isEmpty()) {
             return; // git stops: "failed to read .../commondir"
+        }
+        if (notUtf8(common.get(), file, "commondir")) {
+            return;
         }
         Path target = resolve(dir, common.get(), file, "commondir");
         if (target == null) {
@@ -249,6 +263,26 @@ public final class TreeAudit {
         follow(file, "commondir", target, workTree);
     }
 
+    /**
+     * The {@code exec} lines of a stopped rebase's, cherry-pick's or revert's list of what is left
+     * to do: {@code git rebase --continue} (or {@code cherry-pick --continue}) on the host runs them.
+     */
+    private void execLines(Path todo) throws IOException {
+        if (!Files.exists(todo, NOFOLLOW)) {
+            return;
+        }
+        byte[] content = readSmall(todo);
+        if (content == null) {
+            return;
+        }
+        for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
+            String[] words = line.strip().split("\\s+", 2);
+            if (words.length == 2 && (words[0].equals("exec") || words[0].equals("x"))) {
+                findings.add(new Finding(relative(todo), "exec (runs on --continue)", words[1]));
+            }
+        }
+    }
+
     private void nestedGitDirectories(Path dir) throws IOException {
         if (!Files.isDirectory(dir, NOFOLLOW)) {
             return;
@@ -267,8 +301,49 @@ public final class TreeAudit {
         }
     }
 
-    private void config(Path file, Path workTree) throws IOException {
-        if (!configsSeen.add(Arrays.asList(file, workTree))) {
+    /**
+     * The {@code core.hooksPath} and {@code core.worktree} values of one git directory's configs. A
+     * relative hooks path is taken from where hooks run, the top of the work tree, which a
+     * {@code core.worktree} (relative to the git directory) may move, whichever config of the
+     * directory sets it and in whatever order: each value is audited against every base it may have.
+     */
+    private final class HooksPaths {
+        private final List<Finding> settings = new ArrayList<>();
+        private final List<String> workTrees = new ArrayList<>();
+
+        void audit(Path gitDir, Path workTree) throws IOException {
+            List<Path> bases = new ArrayList<>(); // the one git takes first: a missing target is reported from it only
+            for (String moved : workTrees.reversed()) {
+                Path base = resolve(gitDir, moved, gitDir, "core.worktree");
+                if (base != null) {
+                    bases.add(base);
+                }
+            }
+            bases.add(workTree != null ? workTree : gitDir);
+            bases.add(gitDir);
+            for (Finding setting : settings) {
+                Set<Path> audited = new HashSet<>();
+                for (Path base : bases) {
+                    Path target = expanded(base, setting.command());
+                    Path hooks = target == null ? null
+                            : base == bases.getFirst() ? existingInTree(target, root.resolve(setting.file()),
+                                    setting.key() + " target")
+                            : quietlyInTree(target);
+                    if (hooks != null && audited.add(hooks)) {
+                        hooks(hooks, "hook (core.hooksPath)");
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * One config file: {@code file} is its real path (read and named in findings), {@code opened}
+     * the path git opens it by, whose directory a relative include is taken from (a link's, not
+     * its target's).
+     */
+    private void config(Path file, Path opened, Path workTree, HooksPaths hooksPaths) throws IOException {
+        if (!configsSeen.add(Arrays.asList(file, opened.getParent(), workTree))) {
             return;
         }
         byte[] content = readSmall(file);
@@ -286,33 +361,44 @@ public final class TreeAudit {
             return;
         }
         for (GitConfigFile.Entry entry : entries) {
+            String key = entry.key().toLowerCase(Locale.ROOT);
+            if (key.equals("core.worktree") && entry.value() != null) {
+                hooksPaths.workTrees.add(entry.value());
+            }
             if (!CommandSettings.runsCommand(entry.key(), entry.value())) {
                 continue;
             }
             String value = entry.value() == null ? "true" : entry.value();
-            findings.add(new Finding(relative(file), entry.key(), value));
-            String key = entry.key().toLowerCase(Locale.ROOT);
+            Finding finding = new Finding(relative(file), entry.key(), value);
+            findings.add(finding);
             if (key.equals("core.hookspath")) {
-                Path base = workTree != null ? workTree : file.getParent();
-                Path hooks = expandedInTree(base, value, file, entry.key() + " target");
-                if (hooks != null) {
-                    hooks(hooks, "hook (core.hooksPath)");
-                }
+                hooksPaths.settings.add(finding);
             } else if (key.equals("include.path") || key.startsWith("includeif.")) {
-                Path included = expandedInTree(file.getParent(), value, file, entry.key() + " target");
-                if (included != null) {
-                    config(included, workTree);
+                Path included = expanded(opened.getParent(), value);
+                Path real = included == null ? null : existingInTree(included, file, entry.key() + " target");
+                if (real != null) {
+                    config(real, included, workTree, hooksPaths);
                 }
             }
         }
     }
 
+    /** The real path of {@code target} when it exists inside the tree, else null. */
+    private Path quietlyInTree(Path target) {
+        try {
+            Path real = target.toRealPath();
+            return real.startsWith(root) ? real : null;
+        } catch (IOException missing) {
+            return null;
+        }
+    }
+
     /**
-     * The real path a config value names ({@code ~/} expanded as git does), resolved against
-     * {@code base}, when it exists inside the tree. Null otherwise: what lies outside is named by
-     * the setting's own finding, not read; a missing target inside the tree is a finding of its own.
+     * A config value's path ({@code ~/} expanded as git does) joined to {@code base} as git joins
+     * it: {@code ..} is left for the kernel, which takes it after following the link before it.
+     * Null when it names nothing the audit can look at.
      */
-    private Path expandedInTree(Path base, String value, Path from, String key) {
+    private Path expanded(Path base, String value) {
         String path = value;
         if (path.equals("~") || path.startsWith("~/")) {
             if (home == null) {
@@ -322,22 +408,41 @@ public final class TreeAudit {
         } else if (path.isEmpty() || path.startsWith("~") || path.startsWith("%(prefix)/")) {
             return null;
         }
-        Path target;
         try {
-            target = base.resolve(path).normalize();
+            return base.resolve(path);
         } catch (InvalidPathException e) {
             return null;
         }
+    }
+
+    /**
+     * The real path of {@code target} when it exists inside the tree. Null otherwise: what lies
+     * outside is named by the setting's own finding, not read; a missing target inside the tree
+     * is a finding of its own.
+     */
+    private Path existingInTree(Path target, Path from, String key) {
         try {
             Path real = target.toRealPath();
             return real.startsWith(root) ? real : null;
         } catch (IOException missing) {
-            if (target.startsWith(root)) {
-                findings.add(new Finding(relative(from), key, relative(target) + " (does not exist: whoever creates it "
-                        + "decides what git reads there)"));
+            if (target.normalize().startsWith(root)) {
+                findings.add(new Finding(relative(from), key, relative(target.normalize()) + " (does not exist: whoever "
+                        + "creates it decides what git reads there)"));
             }
             return null;
         }
+    }
+
+    /**
+     * Whether a pointer's path is not UTF-8 (its bytes decoded with replacements), and so reported:
+     * git follows the bytes, but no name this JVM can open stands for them.
+     */
+    private boolean notUtf8(String path, Path from, String key) {
+        if (path.indexOf('\uFFFD') < 0) {
+            return false;
+        }
+        findings.add(new Finding(relative(from), key, path + " (not UTF-8: git follows it, the audit cannot; not audited)"));
+        return true;
     }
 
     /** {@code path} resolved against {@code base} as git does; null (and a finding) when no file system can hold it. */
@@ -359,9 +464,8 @@ public final class TreeAudit {
             return null;
         }
         try {
-            Path real = base.resolve(value).toRealPath();
-            return real.startsWith(root) ? real : null;
-        } catch (IOException | InvalidPathException missing) {
+            return quietlyInTree(base.resolve(value));
+        } catch (InvalidPathException e) {
             return null;
         }
     }
@@ -430,8 +534,7 @@ public final class TreeAudit {
     }
 
     private boolean isGitDirectory(Path dir) {
-        return ProtectedPaths.looksLikeGitDirectory(name -> Files.exists(dir.resolve(name), NOFOLLOW),
-                name -> Files.isDirectory(dir.resolve(name), NOFOLLOW));
+        return ProtectedPaths.looksLikeGitDirectory(name -> Files.exists(dir.resolve(name), NOFOLLOW));
     }
 
     private static boolean isExecutable(PosixFileAttributes attrs) {

@@ -75,8 +75,7 @@ record Directory(int fd, SecureDirectoryStream<Path> stream) implements AutoClos
 
     /** Whether this directory's entries make it a git directory ({@link ProtectedPaths#looksLikeGitDirectory}). */
     boolean isGitDirectory() {
-        return ProtectedPaths.looksLikeGitDirectory(entry -> attributesQuietly(entry).isPresent(),
-                entry -> attributesQuietly(entry).map(BasicFileAttributes::isDirectory).orElse(false));
+        return ProtectedPaths.looksLikeGitDirectory(entry -> attributesQuietly(entry).isPresent());
     }
 
     @Override

@@ -86,12 +86,14 @@ public final class ProtectedPaths {
     }
 
     /**
-     * Whether a directory's entries make it a git directory, as git decides it: a {@code HEAD},
-     * and either an {@code objects} directory or a {@code commondir} file (a worktree's).
-     * {@code exists} and {@code isDirectory} look at an entry without following links.
+     * Whether a directory's entries may make it a git directory: a {@code HEAD}, and an
+     * {@code objects} or a {@code commondir} (a worktree's), each of any kind. Git takes
+     * {@code objects} as a link or even an executable file too (it only checks that it can
+     * search it), so the kind is not asked: a link to another repository's objects makes any
+     * directory one git reads settings from. {@code exists} looks at an entry without following links.
      */
-    public static boolean looksLikeGitDirectory(Predicate<String> exists, Predicate<String> isDirectory) {
-        return exists.test("HEAD") && (isDirectory.test("objects") || exists.test("commondir"));
+    public static boolean looksLikeGitDirectory(Predicate<String> exists) {
+        return exists.test("HEAD") && (exists.test("objects") || exists.test("commondir"));
     }
 
     private static String lower(String name) {

@@ -21,13 +21,15 @@ class TreeAuditTest {
         return Files.createDirectories(temp.resolve("tree"));
     }
 
-    static void git(Path dir, String... args) throws Exception {
+    /** Runs git in {@code dir}; returns what it printed. */
+    static String git(Path dir, String... args) throws Exception {
         List<String> command = new java.util.ArrayList<>(List.of("git", "-c", "init.defaultBranch=main"));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as(String.join(" ", command) + ":\n" + output).isZero();
+        return output;
     }
 
     static List<Finding> audit(Path tree) throws IOException {
@@ -376,6 +378,8 @@ class TreeAuditTest {
             pager.log                     | less; id
             alias.st                      | !id
             alias.lg                      | -c core.pager=id log
+            alias.st                      | --exec-path=/tmp/tools mergetool
+            alias.co                      | --git-dir=/tmp/elsewhere checkout
             alias.x.command               | !id
             remote.origin.uploadpack      | id
             remote.origin.receivepack     | id
@@ -417,6 +421,143 @@ class TreeAuditTest {
         git(repo, "config", key, value);
         assertThat(audit(repo.getParent())).extracting(Finding::file, Finding::command)
                 .contains(org.assertj.core.groups.Tuple.tuple("repo/.git/config", value));
+    }
+
+    @Test
+    void aHeadAndObjectsPlantedAboveRepositoriesHideNothingBeneathThem() throws Exception {
+        Path tree = tree();
+        Path proj = initRepo(tree, "proj");
+        git(proj, "config", "core.fsmonitor", "touch fired; false");
+        Path lib = initRepo(Files.createDirectories(proj.resolve("vendor")), "lib");
+        git(lib, "config", "core.sshCommand", "touch fired");
+        Files.writeString(lib.resolve(".envrc"), "touch fired\n");
+        for (Path posing : List.of(tree, proj.resolve("vendor"))) { // two entries a command can write
+            Files.writeString(posing.resolve("HEAD"), "ref: refs/heads/main\n");
+            Files.createDirectories(posing.resolve("objects"));
+        }
+
+        assertThat(audit(tree)).extracting(Finding::file, Finding::key).contains(
+                org.assertj.core.groups.Tuple.tuple("proj/.git/config", "core.fsmonitor"),
+                org.assertj.core.groups.Tuple.tuple("proj/vendor/lib/.git/config", "core.sshcommand"),
+                org.assertj.core.groups.Tuple.tuple("proj/vendor/lib/.envrc",
+                        "direnv .envrc (runs in the shell that enters the directory)"));
+    }
+
+    @Test
+    void aDirectoryPosingAsARepositoryWithLinksToTheRealObjectsIsAudited() throws Exception {
+        Path tree = tree();
+        Path proj = initRepo(tree, "proj");
+        Path lib = Files.createDirectories(proj.resolve("src/lib"));
+        Files.writeString(lib.resolve("a.c"), "int a;\n");
+        git(proj, "add", ".");
+        git(proj, "-c", "user.name=u", "-c", "user.email=e", "commit", "-qm", "init");
+        Path src = proj.resolve("src");
+        Files.createSymbolicLink(src.resolve("objects"), Path.of("../.git/objects"));
+        Files.createSymbolicLink(src.resolve("refs"), Path.of("../.git/refs"));
+        Files.writeString(src.resolve("HEAD"), "ref: refs/heads/main\n");
+        Files.writeString(src.resolve("config"), "[diff \"x\"]\n\ttextconv = \"touch fired; cat\"\n");
+
+        // The premise: git run anywhere under src takes src for its repository, and reads its config.
+        assertThat(git(lib, "rev-parse", "--absolute-git-dir").strip()).isEqualTo(src.toRealPath().toString());
+
+        assertThat(audit(tree)).extracting(Finding::file, Finding::key, Finding::command)
+                .contains(org.assertj.core.groups.Tuple.tuple("proj/src/config", "diff.x.textconv", "touch fired; cat"));
+    }
+
+    @Test
+    void theExecLinesOfAStoppedRebaseAreFound() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "repo");
+        for (String content : List.of("1", "2")) {
+            Files.writeString(repo.resolve("f"), content);
+            git(repo, "add", "f");
+            git(repo, "-c", "user.name=u", "-c", "user.email=e", "commit", "-qm", content);
+        }
+        git(repo, "-c", "sequence.editor=sed -i 1ibreak", "rebase", "-qi", "HEAD~1");
+        Path todo = repo.resolve(".git/rebase-merge/git-rebase-todo");
+        Path fired = temp.resolve("fired");
+        Files.writeString(todo, "exec touch " + fired + "\n  x\ttrue   again\n# exec not this\n" + Files.readString(todo));
+
+        List<Finding> findings = audit(tree);
+        assertThat(findings).extracting(Finding::file, Finding::command).contains(
+                org.assertj.core.groups.Tuple.tuple("repo/.git/rebase-merge/git-rebase-todo", "touch " + fired),
+                org.assertj.core.groups.Tuple.tuple("repo/.git/rebase-merge/git-rebase-todo", "true   again"));
+        assertThat(findings).noneMatch(finding -> finding.command().equals("not this"));
+        // What the finding warns of: the host's git runs the line on --continue.
+        git(repo, "-c", "user.name=u", "-c", "user.email=e", "rebase", "--continue");
+        assertThat(fired).exists();
+    }
+
+    @Test
+    void anIncludeThroughALinkIsTakenFromTheLinksDirectoryAsGitTakesIt() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "p");
+        Files.createDirectories(repo.resolve(".git/inc"));
+        Files.createDirectories(repo.resolve("docs"));
+        git(repo, "config", "include.path", "inc/a.cfg");
+        Files.writeString(repo.resolve("docs/a.cfg"), "[include]\n\tpath = b.cfg\n");
+        Files.writeString(repo.resolve("docs/b.cfg"), "[user]\n\tname = a decoy\n");
+        Files.createSymbolicLink(repo.resolve(".git/inc/a.cfg"), Path.of("../../docs/a.cfg"));
+        Files.writeString(repo.resolve(".git/inc/b.cfg"), "[core]\n\tfsmonitor = \"touch fired; false\"\n");
+
+        // The premise: git reads b.cfg beside the link, not beside its target.
+        assertThat(git(repo, "config", "--show-origin", "core.fsmonitor")).contains(".git/inc/b.cfg");
+
+        assertThat(audit(tree)).extracting(Finding::file, Finding::key, Finding::command)
+                .contains(org.assertj.core.groups.Tuple.tuple("p/.git/inc/b.cfg", "core.fsmonitor", "touch fired; false"));
+    }
+
+    @Test
+    void aHooksPathIsFollowedAsGitFollowsIt() throws Exception {
+        Path tree = tree();
+        // Through a link, then "..": the kernel takes ".." after the link, from the link's target.
+        Path linked = initRepo(tree, "linked");
+        Files.createDirectories(linked.resolve("tools/h"));
+        Files.createDirectories(linked.resolve("scripts/x"));
+        Files.createSymbolicLink(linked.resolve("tools/lnk"), Path.of("../scripts/x"));
+        git(linked, "config", "core.hooksPath", "tools/lnk/../h");
+        Path linkedFired = hook(linked.resolve("scripts/h"));
+        // From a work tree that core.worktree moved: hooks run at its top.
+        Path moved = initRepo(tree, "moved");
+        Files.createDirectories(moved.resolve("h"));
+        Path movedFired = hook(moved.resolve("sub/h"));
+        git(moved, "config", "core.worktree", "../sub");
+        git(moved, "config", "core.hooksPath", "h");
+
+        assertThat(audit(tree)).extracting(Finding::file, Finding::key)
+                .contains(org.assertj.core.groups.Tuple.tuple("linked/scripts/h/pre-commit", "hook (core.hooksPath)"),
+                        org.assertj.core.groups.Tuple.tuple("moved/sub/h/pre-commit", "hook (core.hooksPath)"));
+        // The premise: those are the hooks git runs.
+        git(linked, "hook", "run", "pre-commit");
+        git(moved.resolve("sub"), "hook", "run", "pre-commit");
+        assertThat(linkedFired).exists();
+        assertThat(movedFired).exists();
+    }
+
+    @Test
+    void aGitdirThatIsNotUtf8IsReportedAsNotAuditedNotAsMissing() throws Exception {
+        Path repo = initRepo(tree(), "p");
+        // A name no String of this JVM can stand for: byte 0xff.
+        Process layout = new ProcessBuilder("sh", "-c", "d=\"$(printf 'store\\377')\"; mv .git \"$d\" && "
+                + "printf 'gitdir: store\\377\\n' > .git && git config core.fsmonitor 'touch fired; false'")
+                .directory(repo.toFile()).redirectErrorStream(true).start();
+        assertThat(new String(layout.getInputStream().readAllBytes())).isEmpty();
+        assertThat(layout.waitFor()).isZero();
+
+        assertThat(audit(repo.getParent())).filteredOn(finding -> finding.file().equals("p/.git"))
+                .singleElement().satisfies(finding -> {
+                    assertThat(finding.key()).isEqualTo("gitdir");
+                    assertThat(finding.command()).contains("not UTF-8: git follows it, the audit cannot; not audited");
+                });
+    }
+
+    /** An executable pre-commit hook in {@code dir} that creates the file it returns. */
+    Path hook(Path dir) throws IOException {
+        Path fired = temp.resolve("fired-" + dir.getParent().getFileName());
+        Files.createDirectories(dir);
+        Path hook = Files.writeString(dir.resolve("pre-commit"), "#!/bin/sh\ntouch '" + fired + "'\n");
+        Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return fired;
     }
 
     static Path initRepo(Path parent, String name) throws Exception {

@@ -48,6 +48,10 @@ class ProtectedFilesTest {
         Files.createSymbolicLink(root.resolve("repo/src/g"), Path.of("../.git"));
         Files.createSymbolicLink(root.resolve("repo/src/cfg"), Path.of("../.git/config"));
         Files.createSymbolicLink(root.resolve("repo/src/hook"), Path.of("../.git/hooks/post-checkout"));
+        // A directory git takes for a repository: its objects a link to another's (git follows it).
+        Files.createDirectories(root.resolve("posing/hooks"));
+        Files.writeString(root.resolve("posing/HEAD"), "ref: refs/heads/main\n");
+        Files.createSymbolicLink(root.resolve("posing/objects"), Path.of("../repo/.git/objects"));
         // A worktree's .git file points at its git directory, which is not named .git.
         Files.createDirectories(root.resolve("wt"));
         Files.writeString(root.resolve("wt/.git"), "gitdir: ../separate.git\n");
@@ -66,7 +70,8 @@ class ProtectedFilesTest {
         "repo/src/cfg", "repo/.git/modules/sub/config", "separate.git/config", "repo/.git/worktrees/w/config.worktree",
         "repo/.git/hooks/pre-commit", "repo/src/g/hooks/pre-commit", "repo/src/hook", "repo/.git/hooks/pre-commit.sample",
         "repo/.git/modules/sub/hooks/post-merge", "separate.git/hooks/pre-push", "repo/.envrc", "deep/er/.envrc",
-        "repo/.vscode/tasks.json", "wt/.git", "newrepo/.git", "repo/.git/worktrees/w/commondir"})
+        "repo/.vscode/tasks.json", "wt/.git", "newrepo/.git", "repo/.git/worktrees/w/commondir",
+        "posing/config", "posing/hooks/pre-commit"})
     void writeAndAppendAreRefusedAndNothingChanges(String path) throws Exception {
         Files.createDirectories(root.resolve("deep/er"));
         Files.createDirectories(root.resolve("newrepo"));
