@@ -48,6 +48,8 @@ public final class TreeAudit {
 
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
     private static final int MAX_SMALL_FILE = 1024 * 1024;
+    /** git's own bound on nested includes (config.c, MAX_INCLUDE_DEPTH). */
+    private static final int MAX_INCLUDE_DEPTH = 10;
 
     private final Path root;
     private final Workspace files;
@@ -197,10 +199,10 @@ public final class TreeAudit {
                 findings.add(new Finding(relative(config), "symbolic link", Files.readSymbolicLink(config).toString()));
                 Path target = inTree(dir, Files.readSymbolicLink(config).toString());
                 if (target != null) {
-                    config(target, config, workTree, hooksPaths);
+                    config(target, config, workTree, hooksPaths, 0);
                 }
             } else if (Files.exists(config, NOFOLLOW)) {
-                config(config, config, workTree, hooksPaths);
+                config(config, config, workTree, hooksPaths, 0);
             }
         }
         hooksPaths.audit(dir, workTree);
@@ -342,8 +344,14 @@ public final class TreeAudit {
      * the path git opens it by, whose directory a relative include is taken from (a link's, not
      * its target's).
      */
-    private void config(Path file, Path opened, Path workTree, HooksPaths hooksPaths) throws IOException {
-        if (!configsSeen.add(Arrays.asList(file, opened.getParent(), workTree))) {
+    private void config(Path file, Path opened, Path workTree, HooksPaths hooksPaths, int depth) throws IOException {
+        if (depth > MAX_INCLUDE_DEPTH) {
+            findings.add(new Finding(relative(file), "include", "deeper than " + MAX_INCLUDE_DEPTH + " includes (git stops "
+                    + "there: \"exceeded maximum include depth\")"));
+            return;
+        }
+        // The directory's real path: a cycle through ".." or a link to "." comes back to a key seen before.
+        if (!configsSeen.add(Arrays.asList(file, realOrAsIs(opened.getParent()), workTree))) {
             return;
         }
         byte[] content = readSmall(file);
@@ -377,9 +385,17 @@ public final class TreeAudit {
                 Path included = expanded(opened.getParent(), value);
                 Path real = included == null ? null : existingInTree(included, file, entry.key() + " target");
                 if (real != null) {
-                    config(real, included, workTree, hooksPaths);
+                    config(real, included, workTree, hooksPaths, depth + 1);
                 }
             }
+        }
+    }
+
+    private static Path realOrAsIs(Path path) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            return path.normalize();
         }
     }
 

@@ -508,6 +508,26 @@ class TreeAuditTest {
     }
 
     @Test
+    void includesThatComeBackToThemselvesEndAtOnce() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "p");
+        Path inc = Files.createDirectories(repo.resolve(".git/inc"));
+        Files.createDirectories(inc.resolve("x"));
+        Files.createSymbolicLink(inc.resolve("here"), Path.of("."));
+        Files.createSymbolicLink(inc.resolve("there"), Path.of("."));
+        git(repo, "config", "include.path", "inc/a.cfg");
+        // Each turn names the same file by a longer path: x/../, and two links to ".".
+        Files.writeString(inc.resolve("a.cfg"), "[include]\n\tpath = x/../a.cfg\n\tpath = here/a.cfg\n\tpath = there/a.cfg\n"
+                + "[core]\n\tfsmonitor = \"touch fired; false\"\n");
+
+        long started = System.nanoTime();
+        List<Finding> findings = audit(tree);
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).isLessThan(10);
+        assertThat(findings).extracting(Finding::file, Finding::key)
+                .contains(org.assertj.core.groups.Tuple.tuple("p/.git/inc/a.cfg", "core.fsmonitor"));
+    }
+
+    @Test
     void aHooksPathIsFollowedAsGitFollowsIt() throws Exception {
         Path tree = tree();
         // Through a link, then "..": the kernel takes ".." after the link, from the link's target.
