@@ -109,7 +109,9 @@ public final class TreeAudit {
                 // What lies under a .git is what gitDirectory audits. Any other directory may only
                 // pose as one (a HEAD and an objects are two entries a command can write; git still
                 // takes the nearest .git beneath): everything under it is walked as well.
-                return dotGit ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                // A .GIT (another case) is git's only on a file system that ignores case: walked too.
+                return dotGit && dir.getFileName().toString().equals(".git") ? FileVisitResult.SKIP_SUBTREE
+                        : FileVisitResult.CONTINUE;
             }
 
             @Override

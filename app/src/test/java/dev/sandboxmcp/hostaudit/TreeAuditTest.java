@@ -528,6 +528,16 @@ class TreeAuditTest {
     }
 
     @Test
+    void aDotGitInAnotherCaseHidesNothingBeneathIt() throws Exception {
+        Path tree = tree();
+        Path inner = initRepo(Files.createDirectories(tree.resolve("p/.GIT")), "inner");
+        git(inner, "config", "core.fsmonitor", "touch fired; false");
+
+        assertThat(audit(tree)).extracting(Finding::file, Finding::key)
+                .contains(org.assertj.core.groups.Tuple.tuple("p/.GIT/inner/.git/config", "core.fsmonitor"));
+    }
+
+    @Test
     void aHooksPathIsFollowedAsGitFollowsIt() throws Exception {
         Path tree = tree();
         // Through a link, then "..": the kernel takes ".." after the link, from the link's target.
