@@ -327,11 +327,10 @@ public final class TreeAudit {
             bases.add(gitDir);
             for (Finding setting : settings) {
                 Set<Path> audited = new HashSet<>();
-                for (Path base : bases) {
-                    Path target = expanded(base, setting.command());
+                for (int i = 0; i < bases.size(); i++) {
+                    Path target = expanded(bases.get(i), setting.command());
                     Path hooks = target == null ? null
-                            : base == bases.getFirst() ? existingInTree(target, root.resolve(setting.file()),
-                                    setting.key() + " target")
+                            : i == 0 ? existingInTree(target, root.resolve(setting.file()), setting.key() + " target")
                             : quietlyInTree(target);
                     if (hooks != null && audited.add(hooks)) {
                         hooks(hooks, "hook (core.hooksPath)");
