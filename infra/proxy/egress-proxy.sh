@@ -142,8 +142,19 @@ acl plain_http proto HTTP
 acl listed dstdomain -n "$run_dir/allow"
 acl listed_private dstdomain -n "$run_dir/allow-private"
 acl ip_literal dstdom_regex -n ^[0-9.]+\$ :
-acl private_address dst 0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 192.168.0.0/16 198.18.0.0/15 224.0.0.0/3 ::/127 ::ffff:0:0/96 fc00::/7 fe80::/10 ff00::/8
-acl own_address dst 127.0.0.0/8 ::1 $(printf '%s\n' "$own" "$gateway" "${host_addresses[@]}" | sort -u | paste -sd' ')
+# IPv6 also holds IPv4 addresses in disguise, each reaching the LAN where the network translates or
+# relays them: NAT64 (64:ff9b::/96 and the local 64:ff9b:1::/48), Teredo (2001::/32), 6to4
+# (2002::/16) and IPv4-compatible (::/96); besides the discard prefix (100::/64), site-local
+# (fec0::/10) and documentation (2001:db8::/32). Squid keeps IPv4 addresses as IPv4-mapped ones
+# (so ::ffff:10.0.0.1 is 10.0.0.1 here), and a prefix it reads as all of IPv4 (::ffff:0:0/96,
+# ::/96) is dropped from a list that holds an IPv4 range: ::/96 has a list of its own.
+acl private_ranges dst 0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 192.168.0.0/16 198.18.0.0/15 224.0.0.0/3 64:ff9b::/96 64:ff9b:1::/48 100::/64 2001::/32 2001:db8::/32 2002::/16 fc00::/7 fe80::/10 fec0::/10 ff00::/8
+acl ipv4_compatible dst ::/96
+acl private_address any-of private_ranges ipv4_compatible
+# Any address at all: a listed name that resolves to none would otherwise match no dst rule below.
+acl resolves dst all
+# 0.0.0.0/8 and :: stand for this host (a connection to 0.0.0.0 reaches the proxy's own ports).
+acl own_address dst 0.0.0.0/8 :: 127.0.0.0/8 ::1 $(printf '%s\n' "$own" "$gateway" "${host_addresses[@]}" | sort -u | paste -sd' ')
 
 # Each refusal's reason: its log field and its error page (deny_info names the line's last ACL).
 acl refused_ip_literal annotate_transaction egress=refused:ip-literal
@@ -151,18 +162,21 @@ acl refused_port annotate_transaction egress=refused:port
 acl refused_not_listed annotate_transaction egress=refused:not-listed
 acl refused_own_address annotate_transaction egress=refused:proxy-or-host-address
 acl refused_private annotate_transaction egress=refused:private-address
+acl refused_no_address annotate_transaction egress=refused:no-address
 acl allowed annotate_transaction egress=allowed
 deny_info ERR_EGRESS_IP_LITERAL refused_ip_literal
 deny_info ERR_EGRESS_PORT refused_port
 deny_info ERR_EGRESS_NOT_LISTED refused_not_listed
 deny_info ERR_EGRESS_OWN_ADDRESS refused_own_address
 deny_info ERR_EGRESS_PRIVATE refused_private
+deny_info ERR_EGRESS_NO_ADDRESS refused_no_address
 
 http_access deny ip_literal refused_ip_literal
 http_access deny CONNECT !port_443 refused_port
 http_access deny !CONNECT !port_80 refused_port
 http_access deny !CONNECT !plain_http refused_port
 http_access deny !listed refused_not_listed
+http_access deny !resolves refused_no_address
 http_access deny own_address refused_own_address
 http_access deny !listed_private private_address refused_private
 http_access allow allowed

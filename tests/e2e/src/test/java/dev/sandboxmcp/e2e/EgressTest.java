@@ -37,6 +37,24 @@ class EgressTest {
     static final List<String> UPSTREAM_NAMES = List.of("allowed.test", "lan.test", "other.test");
     /** What the runner's commands see as HTTP_PROXY (compose.egress.yaml). */
     static final String PROXY = "egress-proxy:3128";
+    /**
+     * IPv6 answers that stand for an IPv4 address on the LAN (10.0.0.1) wherever the network
+     * translates or relays them, and other ranges that lead nowhere public: the proxy finds them in
+     * its /etc/hosts (the test's override), as a listed name's DNS could answer them.
+     */
+    static final Map<String, String> DISGUISED = new java.util.LinkedHashMap<>(Map.of(
+            "nat64.v6.test", "64:ff9b::a00:1",
+            "nat64-local.v6.test", "64:ff9b:1::a00:1",
+            "sixtofour.v6.test", "2002:a00:1::1",
+            "teredo.v6.test", "2001:0:a00:1::1",
+            "compatible.v6.test", "::a00:1",
+            "mapped.v6.test", "::ffff:10.0.0.1",
+            "site-local.v6.test", "fec0::1",
+            "unique-local.v6.test", "fd00::1",
+            "discard.v6.test", "100::1",
+            "documentation.v6.test", "2001:db8::1"));
+    /** Listed, and listed as private: what they resolve to is the proxy itself. */
+    static final Map<String, String> UNSPECIFIED = Map.of("zero.test", "0.0.0.0", "zero6.test", "::0");
 
     ComposeDeployment deployment;
     McpSyncClient client;
@@ -53,10 +71,10 @@ class EgressTest {
                         // The proxy's own name and the host's are listed, even as private: still refused. Entries that
                         // overlap (Squid refuses those) are folded into the widest.
                         "SANDBOX_EGRESS_ALLOW", "allowed.test, lan.test,egress-proxy,host.docker.internal,"
-                                + "*.allowed.test,www.allowed.test",
-                        "SANDBOX_EGRESS_ALLOW_PRIVATE", "allowed.test,egress-proxy,host.docker.internal",
+                                + "*.allowed.test,www.allowed.test,*.v6.test,zero.test,zero6.test",
+                        "SANDBOX_EGRESS_ALLOW_PRIVATE", "allowed.test,egress-proxy,host.docker.internal,zero.test,zero6.test",
                         "SANDBOX_EGRESS_HOST_ADDRESSES", hostAddresses()),
-                List.of("infra/compose/compose.egress.yaml"));
+                List.of("infra/compose/compose.egress.yaml", proxyHostsOverride().toString()));
         proxyContainer = deployment.container + "-egress-proxy";
         upstream = deployment.project + "-upstream";
         List<String> run = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", upstream,
@@ -88,6 +106,28 @@ class EgressTest {
         if (deployment != null) {
             deployment.close();
         }
+    }
+
+    /**
+     * The test's names in the proxy's /etc/hosts; a resolver that forwards nowhere (as the
+     * runner's), so that names nobody answers fail here and never leave the machine; and IPv6 on
+     * the proxy's loopback, without which Squid takes no IPv6 answer at all (it needs a working
+     * ::1), yet with no IPv6 route: an address that passed would fail to connect, inside.
+     */
+    static Path proxyHostsOverride() throws Exception {
+        StringBuilder yaml = new StringBuilder("""
+                services:
+                  egress-proxy:
+                    dns: 127.0.0.1
+                    sysctls:
+                      net.ipv6.conf.all.disable_ipv6: 0
+                    extra_hosts:
+                """);
+        java.util.stream.Stream.concat(DISGUISED.entrySet().stream(), UNSPECIFIED.entrySet().stream())
+                .forEach(host -> yaml.append("      - \"").append(host.getKey()).append(':').append(host.getValue()).append("\"\n"));
+        Path override = Files.createTempFile("sandbox-mcp-e2e-egress-hosts-", ".yaml");
+        override.toFile().deleteOnExit();
+        return Files.writeString(override, yaml);
     }
 
     /** The host's addresses, as `make up` passes them (hostname -I). */
@@ -161,6 +201,42 @@ class EgressTest {
         assertThat(curl("http://lan.test/")).contains("lan.test resolves to a loopback, link-local or private address",
                 "SANDBOX_EGRESS_ALLOW_PRIVATE").endsWith("\n403 000");
         assertThat(curl("https://lan.test/")).endsWith("000 403");
+    }
+
+    @Test
+    void ipv6AnswersThatStandForAnIpv4AddressInsideAreRefusedAsPrivate() throws Exception {
+        for (var name : DISGUISED.entrySet()) {
+            assertThat(curl("http://" + name.getKey() + "/")).as("%s", name)
+                    .contains(name.getKey() + " resolves to a loopback, link-local or private address").endsWith("\n403 000");
+            assertThat(curl("https://" + name.getKey() + "/")).as("%s", name).endsWith("000 403");
+        }
+        String log = proxyLog();
+        assertThat(log).as("the proxy takes IPv6 answers (with no working ::1 it would not)")
+                .doesNotContain("non-functional IPv6 loopback")
+                .as("no range in the proxy's lists is dropped").doesNotContain("is ignored to keep splay tree searching predictable");
+        DISGUISED.keySet().forEach(name -> assertThat(log).as(name)
+                .contains("\"method\":\"GET\",\"host\":\"" + name + "\",\"port\":\"80\",\"decision\":\"refused:private-address\"")
+                .doesNotContain("\"host\":\"" + name + "\",\"port\":\"80\",\"decision\":\"allowed\""));
+    }
+
+    @Test
+    void namesThatResolveToTheUnspecifiedAddressAreRefusedAsTheProxysOwnEvenWhenListedAsPrivate() {
+        for (String name : UNSPECIFIED.keySet()) {
+            assertThat(curl("http://" + name + "/")).as(name)
+                    .contains(name + " resolves to an address of the proxy or of the host").endsWith("403 000");
+        }
+    }
+
+    @Test
+    void aListedNameThatDoesNotResolveIsRefusedAndLoggedSoNotAsAllowed() throws Exception {
+        // Squid gives up on a lookup nobody answers after its dns_timeout (30 s); the failure is then cached.
+        assertThat((String) bash("printf 'GET http://nowhere.v6.test/ HTTP/1.1\\r\\nHost: nowhere.v6.test\\r\\n"
+                + "Connection: close\\r\\n\\r\\n' >&3; timeout 60 cat <&3\n", 90).get("stdout"))
+                .startsWith("HTTP/1.1 403 Forbidden").contains("nowhere.v6.test does not resolve");
+        assertThat(curl("https://nowhere.v6.test/")).endsWith("000 403");
+        assertThat(proxyLog()).contains("\"method\":\"CONNECT\",\"host\":\"nowhere.v6.test\",\"port\":\"443\","
+                + "\"decision\":\"refused:no-address\",\"status\":403")
+                .doesNotContain("\"host\":\"nowhere.v6.test\",\"port\":\"80\",\"decision\":\"allowed\"");
     }
 
     @Test
