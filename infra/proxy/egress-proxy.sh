@@ -127,8 +127,15 @@ memory_pools off
 netdb_filename none
 pinger_enable off
 digest_generation off
-client_db off
 max_filedescriptors 4096
+# The runner may hold this many connections at once and no more (client_db counts them per
+# address): a flood of them, idle or sending large headers, neither exhausts Squid's memory (the
+# container's 128 MiB) nor its descriptors, so Squid keeps serving and the health check's probe
+# (from the proxy's own address) still gets in. Each tunnel's audit line is written when it
+# closes; none stays open longer than an hour.
+client_db on
+client_ip_max_connections 256
+client_lifetime 1 hour
 shutdown_lifetime 1 seconds
 cache_log stdio:/dev/stderr
 cache_store_log none

@@ -374,6 +374,82 @@ class EgressTest {
                 .output().strip()).isEqualTo("0 true");
     }
 
+    /**
+     * The red team's way to a tunnel with no audit line: open one, then make the proxy die under
+     * it (thousands of connections, each with a 60 KB unfinished header: out of memory; or so
+     * many that the health check's probe cannot get in, and the check kills Squid). The test
+     * holds the flood while it runs the health check and reads the proxy's memory.
+     */
+    @Test
+    void aFloodOfConnectionsFromTheSandboxNeitherKillsTheProxyNorLosesAnOpenTunnelsLine() throws Exception {
+        Files.writeString(deployment.workspace.resolve("flood.py"), """
+                import os, resource, select, socket, sys, time
+                resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+                proxy = (socket.gethostbyname('egress-proxy'), 3128)  # once: each lookup of it also asks for AAAA, which nobody answers
+                tunnel = socket.create_connection(proxy)
+                tunnel.sendall(b'CONNECT allowed.test:443 HTTP/1.1\\r\\nHost: allowed.test:443\\r\\n\\r\\n')
+                print('tunnel:', tunnel.recv(200).split(b'\\r\\n')[0].decode())
+                header = b'GET http://allowed.test/ HTTP/1.1\\r\\nHost: allowed.test\\r\\nX-Pad: ' + b'a' * 60000
+                held, failed = [], 0
+                for _ in range(int(sys.argv[1])):
+                    try:
+                        s = socket.create_connection(proxy, timeout=5)
+                        s.sendall(header)
+                        held.append(s)
+                    except OSError:
+                        failed += 1
+                open('/workspace/flood-ready', 'w').close()
+                deadline = time.time() + 90
+                while not os.path.exists('/workspace/flood-done') and time.time() < deadline:
+                    time.sleep(0.2)
+                def answered(s):
+                    poll = select.poll()
+                    poll.register(s, select.POLLIN)
+                    return poll.poll(0)
+                open_now = sum(1 for s in held if not answered(s))
+                print(f'connections: {len(held) + failed} tried, {open_now} still open, {len(held) - open_now} closed by the proxy, {failed} failed')
+                tunnel.sendall(b'x' * 12345)
+                time.sleep(0.5)
+                tunnel.close()
+                """);
+        // On a thread of its own: the common pool may have one thread, which the client's transport needs as well.
+        java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        java.util.concurrent.Future<Map<String, Object>> flood = thread.submit(() -> run("python3 /workspace/flood.py 3000", 110));
+        thread.shutdown();
+        Path ready = deployment.workspace.resolve("flood-ready");
+        long deadline = System.nanoTime() + 40_000_000_000L;
+        while (!Files.exists(ready) && !flood.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        if (!Files.exists(ready)) {
+            throw new AssertionError("the flood did not get in place: " + (flood.isDone() ? flood.get() : "still running"));
+        }
+        Commands.Result health = Commands.run(List.of("docker", "exec", proxyContainer, "/opt/egress-proxy/healthcheck.sh",
+                "proxy"), 30);
+        String memory = Commands.run(List.of("docker", "stats", "--no-stream", "--format", "{{.MemUsage}}", proxyContainer), 30)
+                .output().strip();
+        Files.writeString(deployment.workspace.resolve("flood-done"), "");
+        Map<String, Object> result = flood.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        System.out.println("EgressTest: a flood of 3,000 connections with 60 KB headers: " + result.get("stdout").toString().strip()
+                .replace('\n', ';') + "; the health check during it: exit " + health.exitCode() + "; the proxy's memory: " + memory);
+        assertThat(result.get("exit_code")).as("%s", result).isEqualTo(0);
+        assertThat((String) result.get("stdout")).startsWith("tunnel: HTTP/1.1 200 Connection established\n");
+        assertThat(health.exitCode()).as("the health check during the flood:\n%s", health.output()).isZero();
+        assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}} {{.State.OOMKilled}} {{.State.Running}}",
+                proxyContainer), 30).output().strip()).isEqualTo("0 false true");
+        // The line is written once Squid has closed both ends of the tunnel.
+        String tunnel = "\"method\":\"CONNECT\",\"host\":\"allowed.test\",\"port\":\"443\",\"decision\":\"allowed\",\"status\":200,"
+                + "\"bytes_out\":" + (12345 + "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n".length()) + ",";
+        long lineDeadline = System.nanoTime() + 10_000_000_000L;
+        List<String> lines;
+        do {
+            lines = proxyLog().lines().filter(l -> l.contains("allowed.test")).toList();
+        } while (lines.stream().noneMatch(l -> l.contains(tunnel)) && System.nanoTime() < lineDeadline && sleep(200));
+        assertThat(lines).as("the tunnel's audit line (its CONNECT and 12,345 bytes), among %s", lines).filteredOn(l -> l.contains(tunnel))
+                .hasSize(1);
+        assertThat(curl("https://allowed.test/")).isEqualTo("upstream says hello\n\n200 200");
+    }
+
     @Test
     void verifyReportsTheAllowListAndChecksItFromInsideTheSandbox() throws Exception {
         Commands.Result verify = deployment.verify("--egress");
