@@ -123,6 +123,9 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	SANDBOX_PROTECT_GIT=$(SANDBOX_PROTECT_GIT) SANDBOX_PROTECT_GIT_DEPTH=$(SANDBOX_PROTECT_GIT_DEPTH) \
 	  infra/compose/protect-git.sh "$(SANDBOX_WORKSPACE)" $(GIT_OVERRIDE)
 	@$(if $(strip $(SANDBOX_EGRESS_ALLOW)),set -o pipefail; infra/proxy/egress-proxy.sh --check | sed 's/^/egress /',echo "egress: off (the runner has no network; set SANDBOX_EGRESS_ALLOW to allow names)")
+	@# With egress, networks first: their gateways are host addresses the proxy must refuse, and
+	@# SANDBOX_EGRESS_HOST_ADDRESSES (hostname -I) is read when the next command starts.
+	$(if $(strip $(SANDBOX_EGRESS_ALLOW)),$(COMPOSE_ENV) $(COMPOSE) -f $(GIT_OVERRIDE) up --no-start --remove-orphans)
 	$(COMPOSE_ENV) $(COMPOSE) -f $(GIT_OVERRIDE) up -d --remove-orphans
 	@$(MAKE) --no-print-directory audit-report
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"

@@ -118,9 +118,11 @@ class EgressConfigTest {
         Commands.Result on = Commands.run(List.of("make", "-n", "up", "SANDBOX_EGRESS_ALLOW=a.example"), Map.of(), Repo.root(),
                 60);
         assertThat(on.exitCode()).as(on.output()).isZero();
-        assertThat(on.output())
-                .contains("-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml "
-                        + "-f infra/compose/protect-git.generated.yaml up -d")
-                .contains("egress-proxy.sh --check");
+        String files = "-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml -f infra/compose/protect-git.generated.yaml ";
+        assertThat(on.output()).contains(files + "up -d").contains("egress-proxy.sh --check");
+        // The networks exist before the command that reads the host's addresses (their gateways among them) starts.
+        assertThat(on.output().indexOf(files + "up --no-start")).as(on.output()).isNotNegative()
+                .isLessThan(on.output().indexOf(files + "up -d"));
+        assertThat(off.output()).doesNotContain("--no-start");
     }
 }
