@@ -166,6 +166,7 @@ acl own_address dst 0.0.0.0/8 :: 127.0.0.0/8 ::1 $(printf '%s\n' "$own" "$gatewa
 # Each refusal's reason: its log field and its error page (deny_info names the line's last ACL).
 acl refused_ip_literal annotate_transaction egress=refused:ip-literal
 acl refused_port annotate_transaction egress=refused:port
+acl refused_method annotate_transaction egress=refused:method
 acl refused_not_listed annotate_transaction egress=refused:not-listed
 acl refused_own_address annotate_transaction egress=refused:proxy-or-host-address
 acl refused_private annotate_transaction egress=refused:private-address
@@ -173,12 +174,16 @@ acl refused_no_address annotate_transaction egress=refused:no-address
 acl allowed annotate_transaction egress=allowed
 deny_info ERR_EGRESS_IP_LITERAL refused_ip_literal
 deny_info ERR_EGRESS_PORT refused_port
+deny_info ERR_EGRESS_METHOD refused_method
 deny_info ERR_EGRESS_NOT_LISTED refused_not_listed
 deny_info ERR_EGRESS_OWN_ADDRESS refused_own_address
 deny_info ERR_EGRESS_PRIVATE refused_private
 deny_info ERR_EGRESS_NO_ADDRESS refused_no_address
 
 http_access deny ip_literal refused_ip_literal
+# Squid answers these itself (its cache, a trace), so a line for one would never mean traffic out.
+acl proxy_methods method PURGE TRACE
+http_access deny proxy_methods refused_method
 http_access deny CONNECT !port_443 refused_port
 http_access deny !CONNECT !port_80 refused_port
 http_access deny !CONNECT !plain_http refused_port

@@ -240,6 +240,17 @@ class EgressTest {
     }
 
     @Test
+    void methodsTheProxyWouldAnswerItselfAreRefusedNotLoggedAsAllowed() throws Exception {
+        for (String method : List.of("PURGE", "TRACE")) {
+            assertThat(raw(method + " http://allowed.test/ HTTP/1.1\\r\\nHost: allowed.test\\r\\nMax-Forwards: 0\\r\\n"
+                    + "Connection: close\\r\\n\\r\\n")).as(method)
+                    .startsWith("HTTP/1.1 403 Forbidden").contains("the proxy answers " + method + " itself");
+            assertThat(proxyLog()).contains("\"method\":\"" + method + "\",\"host\":\"allowed.test\",\"port\":\"80\","
+                    + "\"decision\":\"refused:method\",\"status\":403");
+        }
+    }
+
+    @Test
     void ipLiteralsAreRefusedWhateverTheyPointAt() throws Exception {
         assertThat(curl("http://" + upstreamIp + "/")).contains("never IP addresses").endsWith("\n403 000");
         assertThat(curl("https://" + upstreamIp + "/")).endsWith("000 403");
