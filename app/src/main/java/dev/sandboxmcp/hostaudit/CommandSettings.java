@@ -42,11 +42,11 @@ final class CommandSettings {
             case "credential" -> name.equals("helper");
             case "gpg" -> name.equals("program") || name.equals("defaultkeycommand");
             case "sequence" -> name.equals("editor");
-            // alias.x = !cmd, and git 2.55's alias "x".command = !cmd; or an alias that starts with an
-            // option: git applies an alias's leading options (git.c, handle_alias and handle_options), and
-            // -c, --config-env, --exec-path, --git-dir, --work-tree and -C each choose what settings or
-            // programs the command it runs reads (--exec-path=<dir> makes git's scripts source the dir's files)
-            case "alias" -> (!sub || name.equals("command")) && (v.startsWith("!") || v.startsWith("-"));
+            // Every alias, not only alias.x = !cmd and the ones that start with an option (-c,
+            // --exec-path, ...): git unquotes an alias before it reads it ("-c" is -c), and plain
+            // subcommands run programs as well (fetch --upload-pack=, grep -O, difftool -x, rebase
+            // --exec, submodule foreach). Also git 2.55's alias "x".command.
+            case "alias" -> !sub || name.equals("command");
             case "include" -> name.equals("path");
             case "includeif" -> sub && name.equals("path");
             case "pager" -> !isBoolean(v);

@@ -29,6 +29,12 @@ class CommandSettingsTest {
             sequence.editor         | x
             alias.st                | !sh -c id
             alias.sp                | '  !id'
+            alias.st                | status -s
+            alias.lg                | log --graph -c
+            alias.q                 | '"-c" core.fsmonitor="touch /tmp/x;false" status'
+            alias.f                 | fetch --upload-pack=touch .
+            alias.g                 | grep -Otouch -e .
+            alias.x.command         | log
             include.path            | ../shared.gitconfig
             includeif.gitdir:~/x/.path | x
             pager.log               | less -R; id
@@ -45,7 +51,6 @@ class CommandSettingsTest {
     @CsvSource(delimiter = '|', textBlock = """
             core.bare               | false
             core.filemode           | true
-            alias.st                | status -s
             diff.renames            | true
             merge.ff                | only
             remote.origin.url       | https://example
@@ -57,7 +62,6 @@ class CommandSettingsTest {
             protocol.allow          | never
             protocol.ext.allow      | never
             protocol.file.allow     | always
-            alias.lg                | log --graph -c
             remote.origin.url       | https://example.org/x
             hook.x.event            | pre-commit
             gc.auto                 | 0

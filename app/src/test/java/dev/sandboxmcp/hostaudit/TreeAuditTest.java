@@ -565,6 +565,25 @@ class TreeAuditTest {
     }
 
     @Test
+    void aliasesThatRunProgramsWithoutABangOrALeadingOptionAreFound() throws Exception {
+        Path repo = initRepo(tree(), "p");
+        Path quoted = temp.resolve("fired-quoted");
+        Path fetched = temp.resolve("fired-fetched");
+        String quotedOption = "\"-c\" core.fsmonitor=\"touch " + quoted + "; false\" status";
+        String uploadPack = "fetch -q --upload-pack='touch " + fetched + "; false' .";
+        git(repo, "config", "alias.st", quotedOption);
+        git(repo, "config", "alias.up", uploadPack);
+
+        assertThat(audit(repo.getParent())).contains(new Finding("p/.git/config", "alias.st", quotedOption),
+                new Finding("p/.git/config", "alias.up", uploadPack));
+        // The premise: git unquotes the first and runs the fsmonitor; the second runs its upload-pack.
+        new ProcessBuilder("git", "st").directory(repo.toFile()).redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
+        new ProcessBuilder("git", "up").directory(repo.toFile()).redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
+        assertThat(quoted).exists();
+        assertThat(fetched).exists();
+    }
+
+    @Test
     void aGitdirThatIsNotUtf8IsReportedAsNotAuditedNotAsMissing() throws Exception {
         Path repo = initRepo(tree(), "p");
         // A name no String of this JVM can stand for: byte 0xff.
