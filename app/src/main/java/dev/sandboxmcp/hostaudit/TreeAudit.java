@@ -62,7 +62,13 @@ public final class TreeAudit {
      * paths in it depend on that).
      */
     private final Set<List<Path>> gitDirectoriesSeen = new HashSet<>();
-    private final Set<List<Path>> configsSeen = new HashSet<>();
+    /** Each git directory's configs, whose hooks paths are audited once the walk has seen every work tree. */
+    private final List<DirectoryConfig> directoryConfigs = new ArrayList<>();
+    /**
+     * Every work tree a {@code core.worktree} moves to, anywhere in the tree: a linked worktree's own
+     * {@code config.worktree} may move the work tree whose hooks the common config's hooksPath names.
+     */
+    private final Set<Path> movedWorkTrees = new HashSet<>();
     private long entries;
 
     private TreeAudit(Path root, Workspace files, GitConfigFile git, Path home) {
@@ -86,6 +92,9 @@ public final class TreeAudit {
         try (Workspace files = Workspace.open(tree)) {
             TreeAudit audit = new TreeAudit(files.root(), files, git, home);
             audit.walk();
+            for (DirectoryConfig config : audit.directoryConfigs) {
+                config.auditHooksPaths();
+            }
             List<Finding> sorted = new ArrayList<>(audit.findings);
             sorted.sort(null);
             return new Result(List.copyOf(sorted), audit.entries);
@@ -189,25 +198,28 @@ public final class TreeAudit {
         }
     }
 
-    private void gitDirectory(Path dir, Path workTree) throws IOException {
+    private void gitDirectory(Path dir, Path reachedFrom) throws IOException {
+        // A .git reached from elsewhere (a worktree's commondir) still has its work tree around it.
+        Path workTree = reachedFrom == null && dir.getFileName().toString().equals(".git") ? dir.getParent() : reachedFrom;
         if (!gitDirectoriesSeen.add(Arrays.asList(dir, workTree))) {
             return;
         }
         commondir(dir, workTree);
-        HooksPaths hooksPaths = new HooksPaths();
+        DirectoryConfig directoryConfig = new DirectoryConfig(dir, workTree);
         for (String name : List.of("config", "config.worktree")) {
             Path config = dir.resolve(name);
             if (Files.isSymbolicLink(config)) {
                 findings.add(new Finding(relative(config), "symbolic link", Files.readSymbolicLink(config).toString()));
                 Path target = inTree(dir, Files.readSymbolicLink(config).toString());
                 if (target != null) {
-                    config(target, config, workTree, hooksPaths, 0);
+                    config(target, config, directoryConfig, 0);
                 }
             } else if (Files.exists(config, NOFOLLOW)) {
-                config(config, config, workTree, hooksPaths, 0);
+                config(config, config, directoryConfig, 0);
             }
         }
-        hooksPaths.audit(dir, workTree);
+        directoryConfigs.add(directoryConfig);
+        movedWorkTrees.addAll(directoryConfig.movedTo);
         hooks(dir.resolve("hooks"), "hook");
         for (String todo : List.of("rebase-merge/git-rebase-todo", "sequencer/todo")) {
             execLines(dir.resolve(todo));
@@ -306,31 +318,55 @@ public final class TreeAudit {
     }
 
     /**
-     * The {@code core.hooksPath} and {@code core.worktree} values of one git directory's configs. A
-     * relative hooks path is taken from where hooks run, the top of the work tree, which a
-     * {@code core.worktree} (relative to the git directory) may move, whichever config of the
-     * directory sets it and in whatever order: each value is audited against every base it may have.
+     * What one git directory's configs say about hooks: its {@code core.hooksPath} settings, and
+     * where a {@code core.worktree} moves its work tree (git reads that only from the directory's
+     * own {@code config} and {@code config.worktree}, not from includes); and which configs were read,
+     * which ends include cycles. A relative hooks path is taken from the directory git runs in:
+     * the top of the work tree, wherever core.worktree moved it; and in a bare repository, or one
+     * with core.worktree, some commands run from wherever the user is. Each value is audited from
+     * every base it may have, and from every work tree any core.worktree in the tree moves to.
      */
-    private final class HooksPaths {
-        private final List<Finding> settings = new ArrayList<>();
-        private final List<String> workTrees = new ArrayList<>();
+    private final class DirectoryConfig {
+        final Path gitDir;
+        final Path workTree;
+        final List<Finding> hooksPaths = new ArrayList<>();
+        final List<Path> movedTo = new ArrayList<>();
+        final Set<List<Path>> read = new HashSet<>();
 
-        void audit(Path gitDir, Path workTree) throws IOException {
-            List<Path> bases = new ArrayList<>(); // the one git takes first: a missing target is reported from it only
-            for (String moved : workTrees.reversed()) {
-                Path base = resolve(gitDir, moved, gitDir, "core.worktree");
-                if (base != null) {
-                    bases.add(base);
-                }
+        DirectoryConfig(Path gitDir, Path workTree) {
+            this.gitDir = gitDir;
+            this.workTree = workTree;
+        }
+
+        void moveWorkTree(String value) {
+            Path base = resolve(gitDir, value, gitDir, "core.worktree");
+            if (base != null) {
+                movedTo.addFirst(base); // the last one set is the one git takes
             }
-            bases.add(workTree != null ? workTree : gitDir);
+        }
+
+        void auditHooksPaths() throws IOException {
+            List<Path> bases = new ArrayList<>(movedTo);
+            if (workTree != null) {
+                bases.add(workTree);
+            }
             bases.add(gitDir);
-            for (Finding setting : settings) {
+            bases.addAll(movedWorkTrees);
+            boolean runsFromAnywhere = workTree == null || !movedTo.isEmpty();
+            for (Finding setting : hooksPaths) {
+                String value = setting.command();
+                boolean fromWhereGitRuns = runsFromAnywhere && !value.startsWith("/") && !value.startsWith("~");
+                if (fromWhereGitRuns) {
+                    findings.add(new Finding(setting.file(), setting.key() + " target", value + " (relative: git takes it "
+                            + "from the directory it runs in, which here may be any; audited from every work tree and git "
+                            + "directory known)"));
+                }
                 Set<Path> audited = new HashSet<>();
                 for (int i = 0; i < bases.size(); i++) {
-                    Path target = expanded(bases.get(i), setting.command());
+                    Path target = expanded(bases.get(i), value);
+                    // A missing target is reported from the one base git takes first, when there is one.
                     Path hooks = target == null ? null
-                            : i == 0 ? existingInTree(target, root.resolve(setting.file()), setting.key() + " target")
+                            : i == 0 && !fromWhereGitRuns ? existingInTree(target, root.resolve(setting.file()), setting.key() + " target")
                             : quietlyInTree(target);
                     if (hooks != null && audited.add(hooks)) {
                         hooks(hooks, "hook (core.hooksPath)");
@@ -345,14 +381,14 @@ public final class TreeAudit {
      * the path git opens it by, whose directory a relative include is taken from (a link's, not
      * its target's).
      */
-    private void config(Path file, Path opened, Path workTree, HooksPaths hooksPaths, int depth) throws IOException {
+    private void config(Path file, Path opened, DirectoryConfig directory, int depth) throws IOException {
         if (depth > MAX_INCLUDE_DEPTH) {
             findings.add(new Finding(relative(file), "include", "deeper than " + MAX_INCLUDE_DEPTH + " includes (git stops "
                     + "there: \"exceeded maximum include depth\")"));
             return;
         }
         // The directory's real path: a cycle through ".." or a link to "." comes back to a key seen before.
-        if (!configsSeen.add(Arrays.asList(file, realOrAsIs(opened.getParent()), workTree))) {
+        if (!directory.read.add(Arrays.asList(file, realOrAsIs(opened.getParent())))) {
             return;
         }
         byte[] content = readSmall(file);
@@ -371,8 +407,8 @@ public final class TreeAudit {
         }
         for (GitConfigFile.Entry entry : entries) {
             String key = entry.key().toLowerCase(Locale.ROOT);
-            if (key.equals("core.worktree") && entry.value() != null) {
-                hooksPaths.workTrees.add(entry.value());
+            if (key.equals("core.worktree") && entry.value() != null && depth == 0) {
+                directory.moveWorkTree(entry.value());
             }
             if (!CommandSettings.runsCommand(entry.key(), entry.value())) {
                 continue;
@@ -381,12 +417,12 @@ public final class TreeAudit {
             Finding finding = new Finding(relative(file), entry.key(), value);
             findings.add(finding);
             if (key.equals("core.hookspath")) {
-                hooksPaths.settings.add(finding);
+                directory.hooksPaths.add(finding);
             } else if (key.equals("include.path") || key.startsWith("includeif.")) {
                 Path included = expanded(opened.getParent(), value);
                 Path real = included == null ? null : existingInTree(included, file, entry.key() + " target");
                 if (real != null) {
-                    config(real, included, workTree, hooksPaths, depth + 1);
+                    config(real, included, directory, depth + 1);
                 }
             }
         }

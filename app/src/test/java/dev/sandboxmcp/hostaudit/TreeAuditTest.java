@@ -584,6 +584,73 @@ class TreeAuditTest {
     }
 
     @Test
+    void aLinkedWorktreesOwnCoreWorktreeMeetsTheMainRepositorysHooksPath() throws Exception {
+        Path tree = tree();
+        Path main = initRepo(tree, "p");
+        git(main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first");
+        git(main, "worktree", "add", "-q", "../wt");
+        git(main, "config", "extensions.worktreeConfig", "true");
+        git(main, "config", "core.hooksPath", "h");
+        Path fired = hook(tree.resolve("else/h"));
+        Files.writeString(main.resolve(".git/worktrees/wt/config.worktree"), "[core]\n\tworktree = ../../../../else\n");
+
+        assertThat(audit(tree)).extracting(Finding::file, Finding::key)
+                .contains(org.assertj.core.groups.Tuple.tuple("else/h/pre-commit", "hook (core.hooksPath)"));
+        // The premise: in the linked worktree git takes else for the top, and the common hooksPath from there.
+        git(tree.resolve("wt"), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "second");
+        assertThat(fired).exists();
+    }
+
+    @Test
+    void anIncludeSharedByTwoRepositoriesIsReadForEach() throws Exception {
+        Path tree = tree();
+        Path shared = Files.writeString(tree.resolve("shared.cfg"), "[core]\n\thooksPath = hk\n");
+        for (String bare : List.of("a.git", "b.git")) {
+            git(tree, "init", "-q", "--bare", bare);
+            git(tree.resolve(bare), "config", "include.path", shared.toString());
+            hook(tree.resolve(bare + "/hk"));
+        }
+
+        assertThat(audit(tree)).extracting(Finding::file, Finding::key).contains(
+                org.assertj.core.groups.Tuple.tuple("a.git/hk/pre-commit", "hook (core.hooksPath)"),
+                org.assertj.core.groups.Tuple.tuple("b.git/hk/pre-commit", "hook (core.hooksPath)"));
+        // The premise: the second repository's git runs the hook its include names.
+        git(tree.resolve("b.git"), "hook", "run", "pre-commit");
+        assertThat(temp.resolve("fired-b.git")).exists();
+    }
+
+    @Test
+    void aRelativeHooksPathOfABareRepositoryIsReportedAsTakenFromWhereGitRuns() throws Exception {
+        Path tree = tree();
+        git(tree, "init", "-q", "--bare", "b.git");
+        Path bare = tree.resolve("b.git");
+        git(bare, "config", "core.hooksPath", "h");
+        Path fired = hook(bare.resolve("refs/h"));
+
+        List<Finding> findings = audit(tree);
+        assertThat(findings).contains(new Finding("b.git/config", "core.hookspath target", "h (relative: git takes it from "
+                + "the directory it runs in, which here may be any; audited from every work tree and git directory known)"));
+        assertThat(findings).noneMatch(finding -> finding.command().contains("does not exist"));
+        // The premise: run from b.git/refs, git takes the hooks from b.git/refs/h, not from b.git/h.
+        git(bare.resolve("refs"), "hook", "run", "pre-commit");
+        assertThat(fired).exists();
+    }
+
+    @Test
+    void aCoreWorktreeInAnIncludedFileMovesNothing() throws Exception {
+        Path repo = initRepo(tree(), "p");
+        Files.writeString(repo.resolve(".git/inc.cfg"), "[core]\n\tworktree = ../dec\n");
+        Files.createDirectories(repo.resolve("dec"));
+        git(repo, "config", "include.path", "inc.cfg");
+        git(repo, "config", "core.hooksPath", "h");
+
+        assertThat(audit(repo.getParent())).contains(new Finding("p/.git/config", "core.hookspath target",
+                "p/h (does not exist: whoever creates it decides what git reads there)"));
+        // The premise: git keeps p as the top of the work tree.
+        assertThat(git(repo, "rev-parse", "--show-toplevel").strip()).isEqualTo(repo.toRealPath().toString());
+    }
+
+    @Test
     void aGitdirThatIsNotUtf8IsReportedAsNotAuditedNotAsMissing() throws Exception {
         Path repo = initRepo(tree(), "p");
         // A name no String of this JVM can stand for: byte 0xff.
