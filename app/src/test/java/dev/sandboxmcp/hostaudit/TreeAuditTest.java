@@ -268,9 +268,7 @@ class TreeAuditTest {
     @Test
     void aCommondirNamingItsOwnRepositoryIsNoFinding() throws Exception {
         Path tree = tree();
-        Path repo = initRepo(tree, "repo");
-        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first");
-        git(repo, "worktree", "add", "-q", "../wt");
+        Path repo = repoWithWorktree(tree, "repo");
         Files.writeString(repo.resolve(".git/commondir"), ".\n");
         git(repo, "status", "--short");
         assertThat(audit(tree)).isEmpty();
@@ -586,9 +584,7 @@ class TreeAuditTest {
     @Test
     void aLinkedWorktreesOwnCoreWorktreeMeetsTheMainRepositorysHooksPath() throws Exception {
         Path tree = tree();
-        Path main = initRepo(tree, "p");
-        git(main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first");
-        git(main, "worktree", "add", "-q", "../wt");
+        Path main = repoWithWorktree(tree, "p");
         git(main, "config", "extensions.worktreeConfig", "true");
         git(main, "config", "core.hooksPath", "h");
         Path fired = hook(tree.resolve("else/h"));
@@ -674,6 +670,14 @@ class TreeAuditTest {
         Path hook = Files.writeString(dir.resolve("pre-commit"), "#!/bin/sh\ntouch '" + fired + "'\n");
         Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));
         return fired;
+    }
+
+    /** A repository {@code name} with one commit, and a linked worktree beside it, {@code wt}. */
+    static Path repoWithWorktree(Path parent, String name) throws Exception {
+        Path repo = initRepo(parent, name);
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first");
+        git(repo, "worktree", "add", "-q", "../wt");
+        return repo;
     }
 
     static Path initRepo(Path parent, String name) throws Exception {
