@@ -42,7 +42,7 @@ class EgressTest {
      * translates or relays them, and other ranges that lead nowhere public: the proxy finds them in
      * its /etc/hosts (the test's override), as a listed name's DNS could answer them.
      */
-    static final Map<String, String> DISGUISED = new java.util.LinkedHashMap<>(Map.of(
+    static final Map<String, String> DISGUISED = Map.of(
             "nat64.v6.test", "64:ff9b::a00:1",
             "nat64-local.v6.test", "64:ff9b:1::a00:1",
             "sixtofour.v6.test", "2002:a00:1::1",
@@ -52,7 +52,7 @@ class EgressTest {
             "site-local.v6.test", "fec0::1",
             "unique-local.v6.test", "fd00::1",
             "discard.v6.test", "100::1",
-            "documentation.v6.test", "2001:db8::1"));
+            "documentation.v6.test", "2001:db8::1");
     /** Listed, and listed as private: what they resolve to is the proxy itself. */
     static final Map<String, String> UNSPECIFIED = Map.of("zero.test", "0.0.0.0", "zero6.test", "::0");
 
@@ -448,7 +448,8 @@ class EgressTest {
         assertThat(health.exitCode()).as("the health check during the flood:\n%s", health.output()).isZero();
         assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}} {{.State.OOMKilled}} {{.State.Running}}",
                 proxyContainer), 30).output().strip()).isEqualTo("0 false true");
-        // The line is written once Squid has closed both ends of the tunnel.
+        // The line is written once Squid has closed both ends of the tunnel. Not awaitLog: it reads the last 200
+        // lines, and the flood's own refusals come after this one.
         String tunnel = "\"method\":\"CONNECT\",\"host\":\"allowed.test\",\"port\":\"443\",\"decision\":\"allowed\",\"status\":200,"
                 + "\"bytes_out\":" + (12345 + "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n".length()) + ",";
         long lineDeadline = System.nanoTime() + 10_000_000_000L;
