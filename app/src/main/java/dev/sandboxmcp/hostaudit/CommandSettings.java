@@ -45,8 +45,9 @@ final class CommandSettings {
             // Every alias, not only alias.x = !cmd and the ones that start with an option (-c,
             // --exec-path, ...): git unquotes an alias before it reads it ("-c" is -c), and plain
             // subcommands run programs as well (fetch --upload-pack=, grep -O, difftool -x, rebase
-            // --exec, submodule foreach). Also git 2.55's alias "x".command.
-            case "alias" -> !sub || name.equals("command");
+            // --exec, submodule foreach). Every key with a subsection too: git 2.55's alias
+            // "x".command, and before it git takes alias.x.y as the alias "x.y" (git x.y runs it).
+            case "alias" -> true;
             case "include" -> name.equals("path");
             case "includeif" -> sub && name.equals("path");
             case "pager" -> !isBoolean(v);

@@ -35,6 +35,8 @@ class CommandSettingsTest {
             alias.f                 | fetch --upload-pack=touch .
             alias.g                 | grep -Otouch -e .
             alias.x.command         | log
+            alias.x.y               | !id
+            alias.Up.Stream         | fetch --upload-pack=touch .
             include.path            | ../shared.gitconfig
             includeif.gitdir:~/x/.path | x
             pager.log               | less -R; id
