@@ -64,11 +64,6 @@ public final class TreeAudit {
     private final Set<List<Path>> gitDirectoriesSeen = new HashSet<>();
     /** Each git directory's configs, whose hooks paths are audited once the walk has seen every work tree. */
     private final List<DirectoryConfig> directoryConfigs = new ArrayList<>();
-    /**
-     * Every work tree a {@code core.worktree} moves to, anywhere in the tree: a linked worktree's own
-     * {@code config.worktree} may move the work tree whose hooks the common config's hooksPath names.
-     */
-    private final Set<Path> movedWorkTrees = new HashSet<>();
     private long entries;
 
     private TreeAudit(Path root, Workspace files, GitConfigFile git, Path home) {
@@ -219,7 +214,6 @@ public final class TreeAudit {
             }
         }
         directoryConfigs.add(directoryConfig);
-        movedWorkTrees.addAll(directoryConfig.movedTo);
         hooks(dir.resolve("hooks"), "hook");
         for (String todo : List.of("rebase-merge/git-rebase-todo", "sequencer/todo")) {
             execLines(dir.resolve(todo));
@@ -323,8 +317,8 @@ public final class TreeAudit {
      * own {@code config} and {@code config.worktree}, not from includes); and which configs were read,
      * which ends include cycles. A relative hooks path is taken from the directory git runs in:
      * the top of the work tree, wherever core.worktree moved it; and in a bare repository, or one
-     * with core.worktree, some commands run from wherever the user is. Each value is audited from
-     * every base it may have, and from every work tree any core.worktree in the tree moves to.
+     * with core.worktree, some commands run from wherever the user is. Each value is audited once
+     * the walk has seen every git directory, from every base it may have.
      */
     private final class DirectoryConfig {
         final Path gitDir;
@@ -346,34 +340,94 @@ public final class TreeAudit {
         }
 
         void auditHooksPaths() throws IOException {
+            boolean runsFromAnywhere = workTree == null || !movedTo.isEmpty();
+            for (Finding setting : hooksPaths) {
+                String value = setting.command();
+                if (runsFromAnywhere && !value.startsWith("/") && !value.startsWith("~")) {
+                    auditFromEveryDirectory(setting);
+                } else {
+                    auditFromEachBase(setting);
+                }
+            }
+        }
+
+        /**
+         * From the top of the work tree (where core.worktree moves it, else its own), the git
+         * directory, and every work tree a core.worktree in the tree moves to; a missing target is
+         * reported from the one base git takes first.
+         */
+        private void auditFromEachBase(Finding setting) throws IOException {
             List<Path> bases = new ArrayList<>(movedTo);
             if (workTree != null) {
                 bases.add(workTree);
             }
             bases.add(gitDir);
-            bases.addAll(movedWorkTrees);
-            boolean runsFromAnywhere = workTree == null || !movedTo.isEmpty();
-            for (Finding setting : hooksPaths) {
-                String value = setting.command();
-                boolean fromWhereGitRuns = runsFromAnywhere && !value.startsWith("/") && !value.startsWith("~");
-                if (fromWhereGitRuns) {
-                    findings.add(new Finding(setting.file(), setting.key() + " target", value + " (relative: git takes it "
-                            + "from the directory it runs in, which here may be any; audited from every work tree and git "
-                            + "directory known)"));
+            bases.addAll(movedWorkTrees());
+            Set<Path> audited = new HashSet<>();
+            for (int i = 0; i < bases.size(); i++) {
+                Path target = expanded(bases.get(i), setting.command());
+                if (i == 0 && target != null
+                        && existingInTree(target, root.resolve(setting.file()), setting.key() + " target") == null) {
+                    continue;
                 }
-                Set<Path> audited = new HashSet<>();
-                for (int i = 0; i < bases.size(); i++) {
-                    Path target = expanded(bases.get(i), value);
-                    // A missing target is reported from the one base git takes first, when there is one.
-                    Path hooks = target == null ? null
-                            : i == 0 && !fromWhereGitRuns ? existingInTree(target, root.resolve(setting.file()), setting.key() + " target")
-                            : quietlyInTree(target);
-                    if (hooks != null && audited.add(hooks)) {
-                        hooks(hooks, "hook (core.hooksPath)");
-                    }
-                }
+                auditHooksAt(target, audited);
             }
         }
+
+        /**
+         * git stays in the directory it was started in (in a bare repository, or with a work tree
+         * that core.worktree moved away, for commands that need no work tree: {@code git hook
+         * run}): any directory where it finds this git directory, which is any inside it or in the
+         * work tree around it. The hooks path is audited from every one of those, so that a hook
+         * planted deep inside is a finding (with its digest) like any other; and from the top of
+         * every work tree core.worktree moves to.
+         */
+        private void auditFromEveryDirectory(Finding setting) throws IOException {
+            findings.add(new Finding(setting.file(), setting.key() + " target", setting.command() + " (relative: git takes "
+                    + "it from the directory it runs in, which here may be any; audited from every directory in the git "
+                    + "directory and around it)"));
+            Set<Path> audited = new HashSet<>();
+            List<Path> walked = new ArrayList<>();
+            for (Path top : workTree == null ? List.of(gitDir) : List.of(workTree, gitDir)) {
+                Path real = quietlyInTree(top);
+                if (real == null || walked.stream().anyMatch(real::startsWith)) {
+                    continue; // a .git inside its work tree is walked with it
+                }
+                walked.add(real);
+                Files.walkFileTree(real, new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                        auditHooksAt(expanded(dir, setting.command()), audited);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e) {
+                        return FileVisitResult.CONTINUE; // the tree's own walk reports what it cannot read
+                    }
+                });
+            }
+            List<Path> movedTops = new ArrayList<>(movedTo);
+            movedTops.addAll(movedWorkTrees());
+            for (Path top : movedTops) {
+                auditHooksAt(expanded(top, setting.command()), audited);
+            }
+        }
+
+        private void auditHooksAt(Path target, Set<Path> audited) throws IOException {
+            Path hooks = target == null ? null : quietlyInTree(target);
+            if (hooks != null && audited.add(hooks)) {
+                hooks(hooks, "hook (core.hooksPath)");
+            }
+        }
+    }
+
+    /**
+     * Every work tree a {@code core.worktree} moves to, anywhere in the tree: a linked worktree's own
+     * {@code config.worktree} may move the work tree whose hooks the common config's hooksPath names.
+     */
+    private List<Path> movedWorkTrees() {
+        return directoryConfigs.stream().flatMap(config -> config.movedTo.stream()).toList();
     }
 
     /**

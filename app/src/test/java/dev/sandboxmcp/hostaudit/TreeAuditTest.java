@@ -582,6 +582,18 @@ class TreeAuditTest {
     }
 
     @Test
+    void anAliasKeyWithASubsectionIsFound() throws Exception {
+        Path repo = initRepo(tree(), "p");
+        Path fired = temp.resolve("fired-alias");
+        git(repo, "config", "alias.up.stream", "!touch " + fired);
+
+        assertThat(audit(repo.getParent())).contains(new Finding("p/.git/config", "alias.up.stream", "!touch " + fired));
+        // The premise: git takes alias.up.stream as the alias "up.stream".
+        git(repo, "up.stream");
+        assertThat(fired).exists();
+    }
+
+    @Test
     void aLinkedWorktreesOwnCoreWorktreeMeetsTheMainRepositorysHooksPath() throws Exception {
         Path tree = tree();
         Path main = repoWithWorktree(tree, "p");
@@ -616,20 +628,43 @@ class TreeAuditTest {
     }
 
     @Test
-    void aRelativeHooksPathOfABareRepositoryIsReportedAsTakenFromWhereGitRuns() throws Exception {
+    void aRelativeHooksPathOfABareRepositoryIsAuditedFromEveryDirectoryInIt() throws Exception {
         Path tree = tree();
         git(tree, "init", "-q", "--bare", "b.git");
         Path bare = tree.resolve("b.git");
         git(bare, "config", "core.hooksPath", "h");
-        Path fired = hook(bare.resolve("refs/h"));
+        Path fired = hook(bare.resolve("refs/heads/h"));
 
         List<Finding> findings = audit(tree);
         assertThat(findings).contains(new Finding("b.git/config", "core.hookspath target", "h (relative: git takes it from "
-                + "the directory it runs in, which here may be any; audited from every work tree and git directory known)"));
+                + "the directory it runs in, which here may be any; audited from every directory in the git directory and "
+                + "around it)"));
+        assertThat(findings).extracting(Finding::file, Finding::key)
+                .contains(org.assertj.core.groups.Tuple.tuple("b.git/refs/heads/h/pre-commit", "hook (core.hooksPath)"));
         assertThat(findings).noneMatch(finding -> finding.command().contains("does not exist"));
-        // The premise: run from b.git/refs, git takes the hooks from b.git/refs/h, not from b.git/h.
-        git(bare.resolve("refs"), "hook", "run", "pre-commit");
+        // The premise: run from b.git/refs/heads, git takes the hooks from b.git/refs/heads/h, not from b.git/h.
+        git(bare.resolve("refs/heads"), "hook", "run", "pre-commit");
         assertThat(fired).exists();
+    }
+
+    @Test
+    void aRelativeHooksPathIsAuditedFromEveryDirectoryOfAWorkTreeThatCoreWorktreeMovedAway() throws Exception {
+        Path tree = tree();
+        Files.createDirectories(tree.resolve("else"));
+        Path repo = initRepo(tree, "p");
+        git(repo, "config", "core.worktree", "../../else");
+        git(repo, "config", "core.hooksPath", "h");
+        Path firedInWorkTree = hook(repo.resolve("sub/h"));
+        Path firedInGitDirectory = hook(repo.resolve(".git/objects/h"));
+
+        assertThat(audit(tree)).extracting(Finding::file, Finding::key).contains(
+                org.assertj.core.groups.Tuple.tuple("p/sub/h/pre-commit", "hook (core.hooksPath)"),
+                org.assertj.core.groups.Tuple.tuple("p/.git/objects/h/pre-commit", "hook (core.hooksPath)"));
+        // The premise: git hook run stays where it was started, in the old work tree or the git directory.
+        git(repo.resolve("sub"), "hook", "run", "pre-commit");
+        git(repo.resolve(".git/objects"), "hook", "run", "pre-commit");
+        assertThat(firedInWorkTree).exists();
+        assertThat(firedInGitDirectory).exists();
     }
 
     @Test
