@@ -48,6 +48,8 @@ SANDBOX_EGRESS_ALLOW ?=
 SANDBOX_EGRESS_ALLOW_PRIVATE ?=
 export SANDBOX_EGRESS_ALLOW SANDBOX_EGRESS_ALLOW_PRIVATE
 EGRESS_COMPOSE_FILE := infra/compose/compose.egress.yaml
+# The proxy's record of allowed requests (docs/egress.md): a Docker volume kept by `make down`.
+SANDBOX_EGRESS_LOG_VOLUME ?= sandbox-mcp-egress-log
 COMPOSE_BIN := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose) -p sandbox-mcp
 COMPOSE := $(COMPOSE_BIN) -f $(COMPOSE_FILE)$(if $(strip $(SANDBOX_EGRESS_ALLOW)), -f $(EGRESS_COMPOSE_FILE))
 COMPOSE_ALL := $(COMPOSE_BIN) -f $(COMPOSE_FILE) -f $(EGRESS_COMPOSE_FILE)
@@ -55,6 +57,7 @@ COMPOSE_ALL := $(COMPOSE_BIN) -f $(COMPOSE_FILE) -f $(EGRESS_COMPOSE_FILE)
 COMPOSE_ENV = SANDBOX_SERVER_IMAGE=$(SERVER_IMAGE) SANDBOX_RUNNER_IMAGE=$(RUNNER_IMAGE) \
   SANDBOX_UID=$(SANDBOX_UID) SANDBOX_GID=$(SANDBOX_GID) SANDBOX_SERVER_UID=$(SANDBOX_SERVER_UID) SANDBOX_SERVER_GID=$(SANDBOX_SERVER_GID) \
   SANDBOX_WORKSPACE="$(SANDBOX_WORKSPACE)" SANDBOX_PORT=$(SANDBOX_PORT) SANDBOX_HOME_VOLUME=$(SANDBOX_HOME_VOLUME) \
+  SANDBOX_EGRESS_LOG_VOLUME=$(SANDBOX_EGRESS_LOG_VOLUME) \
   SANDBOX_PROXY_IMAGE=$(PROXY_IMAGE) SANDBOX_EGRESS_HOST_ADDRESSES="$$(hostname -I 2>/dev/null)" \
   MCP_AUTH_TOKEN_SHA256=$$(sed -n 's/^MCP_AUTH_TOKEN=//p' $(ENV_FILE) 2>/dev/null | tr -d '\r\n' | sha256sum | cut -d' ' -f1)
 TRAEFIK_DYNAMIC_DIR ?=
@@ -62,7 +65,7 @@ VERIFY_FLAGS ?=
 TAILNET_HOST ?=
 URL ?= http://127.0.0.1:$(SANDBOX_PORT)$(BASE_PATH)
 
-.PHONY: help deps deps-test build run test token interop-deps clean base-image image up down clean-home logs deploy verify lint bench bench-prepare bench-scaling bench-costs audit audit-report watch-install watch-uninstall
+.PHONY: help deps deps-test build run test token interop-deps clean base-image image up down clean-home logs egress-log deploy verify lint bench bench-prepare bench-scaling bench-costs audit audit-report watch-install watch-uninstall
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -125,13 +128,15 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	@$(if $(strip $(SANDBOX_EGRESS_ALLOW)),set -o pipefail; infra/proxy/egress-proxy.sh --check | sed 's/^/egress /',echo "egress: off (the runner has no network; set SANDBOX_EGRESS_ALLOW to allow names)")
 	@# With egress, networks first: their gateways are host addresses the proxy must refuse, and
 	@# SANDBOX_EGRESS_HOST_ADDRESSES (hostname -I) is read when the next command starts.
+	@$(if $(strip $(SANDBOX_EGRESS_ALLOW)),docker volume inspect $(SANDBOX_EGRESS_LOG_VOLUME) >/dev/null 2>&1 || \
+	  { docker volume create $(SANDBOX_EGRESS_LOG_VOLUME) >/dev/null && echo "created the egress log volume $(SANDBOX_EGRESS_LOG_VOLUME)"; })
 	$(if $(strip $(SANDBOX_EGRESS_ALLOW)),$(COMPOSE_ENV) $(COMPOSE) -f $(GIT_OVERRIDE) up --no-start --remove-orphans)
 	$(COMPOSE_ENV) $(COMPOSE) -f $(GIT_OVERRIDE) up -d --remove-orphans
 	@$(MAKE) --no-print-directory audit-report
 	@echo "sandbox-mcp is up: $(URL)/mcp (Streamable HTTP), $(URL)/sse (SSE); token: MCP_AUTH_TOKEN in $(CURDIR)/$(ENV_FILE)"
 	@echo "check it with: make verify"
 
-down: ## stop and remove the containers (and the egress proxy), their networks and their socket volume (the home volume stays)
+down: ## stop and remove the containers (and the egress proxy), their networks and their socket volume (the home and egress log volumes stay)
 	$(COMPOSE_ENV) $(COMPOSE_ALL) down --volumes
 	@$(MAKE) --no-print-directory audit-report
 
@@ -140,6 +145,12 @@ clean-home: ## remove the runner's home volume and its directory (caches, ~/go..
 
 logs: ## follow the containers' logs (audit lines on stdout; the egress proxy's too)
 	$(COMPOSE_ENV) $(COMPOSE_ALL) logs -f
+
+egress-log: ## print the egress proxy's record of allowed requests, oldest first (kept by make down; docs/egress.md)
+	@docker volume inspect $(SANDBOX_EGRESS_LOG_VOLUME) >/dev/null 2>&1 || \
+	  { echo "make egress-log: no volume $(SANDBOX_EGRESS_LOG_VOLUME) (make up makes it when SANDBOX_EGRESS_ALLOW is set)"; exit 1; }
+	@docker run --rm --network none --read-only --user 13:13 -v $(SANDBOX_EGRESS_LOG_VOLUME):/log:ro --entrypoint bash \
+	  $(PROXY_IMAGE) -c 'cd /log && for f in $$(ls allowed.log.* 2>/dev/null | sort -t. -k3,3nr) allowed.log; do [[ ! -f $$f ]] || cat $$f; done'
 
 deploy: up ## up + Traefik route into TRAEFIK_DYNAMIC_DIR for TAILNET_HOST + Tailscale Funnel
 	@[ -n "$(TRAEFIK_DYNAMIC_DIR)" ] || { echo "make deploy: set TRAEFIK_DYNAMIC_DIR (your Traefik file-provider directory)"; exit 2; }

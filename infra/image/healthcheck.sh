@@ -15,6 +15,22 @@ state=/tmp/.sandbox-mcp-health-failures
 limit=${HEALTH_FAILURES:-3}
 seconds=${HEALTH_TIMEOUT_SECONDS:-4}
 
+# The proxy's file of allowed lines (egress-proxy.sh wrote its path and size limit): past the
+# limit, Squid is told to rotate it (SIGUSR1; it keeps the number of old files egress-proxy.sh
+# set). Squid has no rotation by size, and this check runs every 10 s.
+rotate_allowed_log() {
+  read -r log limit </run/egress/allowed-log || return 0
+  size=$(stat -c %s "$log" 2>/dev/null) || return 0
+  [ "$size" -ge "$limit" ] || return 0
+  for comm in /proc/[0-9]*/comm; do
+    if read -r name 2>/dev/null <"$comm" && [ "$name" = squid ]; then
+      pid=${comm#/proc/}
+      kill -USR1 "${pid%/comm}" && echo "sandbox-mcp proxy health check: $log holds $size bytes; rotated"
+    fi
+  done
+  return 0
+}
+
 probe() {
   case "$role" in
     server)
@@ -34,7 +50,7 @@ probe() {
       read -r address </run/egress/listen || return 1
       # shellcheck disable=SC2016
       timeout "$seconds" bash -c 'exec 3<>"/dev/tcp/$1/3128" && printf "HEAD http://health.invalid/ HTTP/1.0\r\n\r\n" >&3 &&
-        read -r line <&3 && [[ "$line" == *" 403 "* ]]' probe "$address"
+        read -r line <&3 && [[ "$line" == *" 403 "* ]]' probe "$address" && rotate_allowed_log
       ;;
     *)
       echo "healthcheck.sh: unknown role '$role'" >&2

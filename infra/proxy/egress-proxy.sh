@@ -13,10 +13,18 @@
 #                                 every name under it
 #   SANDBOX_EGRESS_ALLOW_PRIVATE  names of that list that may resolve to private addresses
 #   SANDBOX_EGRESS_HOST_ADDRESSES the host's addresses (space-separated; make up passes them)
+#   EGRESS_LOG_DIR                where the allowed lines are kept besides stdout (a volume only
+#                                 the proxy mounts; /var/log/squid)
+#   EGRESS_LOG_ROTATE_BYTES       the size past which the health check has that file rotated
 set -euo pipefail
 
 readonly port=3128
 run_dir=${EGRESS_RUN_DIR:-/run/egress}
+# The allowed lines' own record: a refusal flood (which costs a command nothing) pushes lines out
+# of Docker's log ring, never out of this one. 10 files of 10 MiB, about 400,000 lines.
+log_dir=${EGRESS_LOG_DIR:-/var/log/squid}
+log_rotate_bytes=${EGRESS_LOG_ROTATE_BYTES:-$((10 * 1024 * 1024))}
+readonly log_kept_files=9
 here=$(cd "$(dirname "$0")" && pwd)
 
 die() {
@@ -86,6 +94,7 @@ if [[ -n "${SANDBOX_EGRESS_ALLOW_PRIVATE:-}" ]]; then
       die "SANDBOX_EGRESS_ALLOW_PRIVATE: '${name/#./*.}' is not in SANDBOX_EGRESS_ALLOW; list it there too"
   done <<<"$private"
 fi
+[[ "$log_rotate_bytes" =~ ^[1-9][0-9]{0,11}$ ]] || die "EGRESS_LOG_ROTATE_BYTES: '$log_rotate_bytes' is not a size in bytes"
 host_addresses=()
 for address in ${SANDBOX_EGRESS_HOST_ADDRESSES:-}; do
   [[ "$address" =~ ^[0-9a-fA-F.:]+$ ]] || die "SANDBOX_EGRESS_HOST_ADDRESSES: '$address' is not an IP address"
@@ -107,8 +116,14 @@ listen=$(ip -o -4 addr show scope global | awk -v out="$outside" '$2 != out { su
 [[ -n "$listen" ]] || die "no interface besides $outside: the proxy is not on the sandbox's internal network"
 own=$(ip -o addr show scope global | awk '{ sub("/.*", "", $4); print $4 }')
 
+[[ "$log_dir" =~ ^/[A-Za-z0-9/._-]+$ ]] || die "EGRESS_LOG_DIR: '$log_dir' is not an absolute path of letters, digits and ._-"
+[[ -d "$log_dir" && -w "$log_dir" ]] ||
+  die "$log_dir is not a directory this user can write: the allowed lines' record needs it (compose.egress.yaml mounts a volume there)"
+
 mkdir -p "$run_dir"
 echo "$listen" >"$run_dir/listen"
+# For the health check, which rotates the file past this size (Squid has no rotation by size).
+echo "$log_dir/allowed.log $log_rotate_bytes" >"$run_dir/allowed-log"
 echo "$allow" >"$run_dir/allow"
 # An empty list would be an error in Squid; a name under .invalid never resolves (RFC 6761).
 echo "${private:-never.invalid}" >"$run_dir/allow-private"
@@ -199,6 +214,9 @@ logformat egress {"time":"%{%Y-%m-%dT%H:%M:%S}tg.%03tuZ","event":"egress","metho
 # cannot forge it) stay out of the audit.
 acl health_probe src $listen
 access_log stdio:/dev/stdout logformat=egress !health_probe
+# The allowed lines again, in a file no command can reach: the record of what left.
+acl allowed_line note egress allowed
+access_log stdio:$log_dir/allowed.log logformat=egress rotate=$log_kept_files allowed_line
 EOF
 
 echo "egress-proxy: listening on $listen:$port; allowed: $(paste -sd' ' "$run_dir/allow"); private allowed: $(paste -sd' ' <<<"${private:--}")" >&2

@@ -46,6 +46,9 @@ final class ComposeDeployment implements AutoCloseable {
     /** The directory behind the runner's home volume ({@link #homeVolume}), as {@code make up} makes it. */
     final Path home;
     final String homeVolume;
+    /** The egress proxy's record of allowed lines, a volume {@code make up} makes (only with compose.egress.yaml). */
+    final String egressLogVolume;
+    private final boolean egress;
     final String token;
     final int uid = Repo.sandboxUid();
     final int gid = Repo.sandboxGid();
@@ -67,6 +70,8 @@ final class ComposeDeployment implements AutoCloseable {
         Files.setAttribute(home, "unix:uid", uid);
         Files.setAttribute(home, "unix:gid", gid);
         this.homeVolume = project + "-home";
+        this.egressLogVolume = project + "-egress-log";
+        this.egress = overrides.contains("infra/compose/compose.egress.yaml");
         byte[] random = new byte[24];
         new SecureRandom().nextBytes(random);
         this.token = HexFormat.of().formatHex(random);
@@ -81,6 +86,7 @@ final class ComposeDeployment implements AutoCloseable {
                 "SANDBOX_WORKSPACE", workspace.toString(),
                 "MCP_AUTH_TOKEN_SHA256", sha256Hex(token)));
         env.put("SANDBOX_HOME_VOLUME", homeVolume);
+        env.put("SANDBOX_EGRESS_LOG_VOLUME", egressLogVolume);
         env.put("SANDBOX_PROXY_IMAGE", PROXY_IMAGE);
         env.putAll(extraEnv);
         this.compose = new ArrayList<>(Commands.compose());
@@ -133,6 +139,13 @@ final class ComposeDeployment implements AutoCloseable {
         if (volume.exitCode() != 0) {
             deployment.close();
             throw new AssertionError("infra/compose/home-volume.sh create failed:\n" + volume.output());
+        }
+        if (deployment.egress) {
+            Commands.Result logVolume = Commands.run(List.of("docker", "volume", "create", deployment.egressLogVolume), 60);
+            if (logVolume.exitCode() != 0) {
+                deployment.close();
+                throw new AssertionError("docker volume create " + deployment.egressLogVolume + " failed:\n" + logVolume.output());
+            }
         }
         Commands.Result up = deployment.compose("up", "-d");
         if (up.exitCode() != 0) {
@@ -270,6 +283,9 @@ final class ComposeDeployment implements AutoCloseable {
             System.err.println("compose down failed for " + project + ":\n" + down.output());
         }
         Commands.run(List.of("docker", "volume", "rm", homeVolume), 60);
+        if (egress) {
+            Commands.run(List.of("docker", "volume", "rm", egressLogVolume), 60);
+        }
         // Files the container wrote belong to the sandbox user; the test user may not remove them all.
         Commands.run(List.of("rm", "-rf", workspace.toString(), home.toString()), 60);
         if (gitOverride != null) {

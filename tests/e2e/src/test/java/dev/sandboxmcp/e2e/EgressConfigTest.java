@@ -99,7 +99,11 @@ class EgressConfigTest {
         Map<String, Object> proxy = InfraFilesTest.map(services, "egress-proxy");
         assertThat(proxy).containsEntry("read_only", true).containsEntry("init", true).containsEntry("user", "13:13")
                 .containsEntry("pids_limit", 32).containsEntry("mem_limit", "128m")
-                .doesNotContainKeys("privileged", "cap_add", "ports", "volumes", "network_mode");
+                .doesNotContainKeys("privileged", "cap_add", "ports", "network_mode");
+        // One volume, the record of allowed lines; the runner mounts none of this file's (above).
+        assertThat((List<String>) proxy.get("volumes")).containsExactly("egress-log:/var/log/squid");
+        assertThat(InfraFilesTest.map(InfraFilesTest.map(compose, "volumes"), "egress-log")).containsEntry("external", true)
+                .containsEntry("name", "${SANDBOX_EGRESS_LOG_VOLUME:-sandbox-mcp-egress-log}");
         assertThat((List<String>) proxy.get("cap_drop")).containsExactly("ALL");
         assertThat((List<String>) proxy.get("security_opt")).containsExactly("no-new-privileges:true");
         assertThat((List<String>) proxy.get("networks")).containsExactly("egress-internal", "egress-outside");
@@ -123,6 +127,9 @@ class EgressConfigTest {
         // The networks exist before the command that reads the host's addresses (their gateways among them) starts.
         assertThat(on.output().indexOf(files + "up --no-start")).as(on.output()).isNotNegative()
                 .isLessThan(on.output().indexOf(files + "up -d"));
-        assertThat(off.output()).doesNotContain("--no-start");
+        assertThat(off.output()).doesNotContain("--no-start").doesNotContain("docker volume create");
+        // The record of allowed lines is a volume make up makes (compose only mounts it, as external) before compose runs.
+        assertThat(on.output().indexOf("docker volume create sandbox-mcp-egress-log")).as(on.output()).isNotNegative()
+                .isLessThan(on.output().indexOf(files + "up --no-start"));
     }
 }

@@ -56,6 +56,8 @@ class EgressTest {
     /** Listed, and listed as private: what they resolve to is the proxy itself. */
     static final Map<String, String> UNSPECIFIED = Map.of("zero.test", "0.0.0.0", "zero6.test", "::0");
 
+    static final int LOG_ROTATE_BYTES = 64 * 1024;
+
     ComposeDeployment deployment;
     McpSyncClient client;
     String proxyContainer;
@@ -74,7 +76,7 @@ class EgressTest {
                                 + "*.allowed.test,www.allowed.test,*.v6.test,zero.test,zero6.test",
                         "SANDBOX_EGRESS_ALLOW_PRIVATE", "allowed.test,egress-proxy,host.docker.internal,zero.test,zero6.test",
                         "SANDBOX_EGRESS_HOST_ADDRESSES", hostAddresses()),
-                List.of("infra/compose/compose.egress.yaml", proxyHostsOverride().toString()));
+                List.of("infra/compose/compose.egress.yaml", proxyOverride().toString()));
         proxyContainer = deployment.container + "-egress-proxy";
         upstream = deployment.project + "-upstream";
         List<String> run = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", upstream,
@@ -110,19 +112,22 @@ class EgressTest {
 
     /**
      * The test's names in the proxy's /etc/hosts; a resolver that forwards nowhere (as the
-     * runner's), so that names nobody answers fail here and never leave the machine; and IPv6 on
+     * runner's), so that names nobody answers fail here and never leave the machine; IPv6 on
      * the proxy's loopback, without which Squid takes no IPv6 answer at all (it needs a working
-     * ::1), yet with no IPv6 route: an address that passed would fail to connect, inside.
+     * ::1), yet with no IPv6 route: an address that passed would fail to connect, inside; and the
+     * file of allowed lines rotated past {@link #LOG_ROTATE_BYTES} instead of 10 MiB.
      */
-    static Path proxyHostsOverride() throws Exception {
+    static Path proxyOverride() throws Exception {
         StringBuilder yaml = new StringBuilder("""
                 services:
                   egress-proxy:
+                    environment:
+                      EGRESS_LOG_ROTATE_BYTES: "%d"
                     dns: 127.0.0.1
                     sysctls:
                       net.ipv6.conf.all.disable_ipv6: 0
                     extra_hosts:
-                """);
+                """.formatted(LOG_ROTATE_BYTES));
         java.util.stream.Stream.concat(DISGUISED.entrySet().stream(), UNSPECIFIED.entrySet().stream())
                 .forEach(host -> yaml.append("      - \"").append(host.getKey()).append(':').append(host.getValue()).append("\"\n"));
         Path override = Files.createTempFile("sandbox-mcp-e2e-egress-hosts-", ".yaml");
@@ -470,6 +475,51 @@ class EgressTest {
                 .contains("PASS  egress mode").contains("allow-list through http://" + PROXY + ": allowed.test, lan.test")
                 .contains("PASS  egress allowed.test answers").contains("CONNECT 200, then HTTP 200")
                 .contains("PASS  egress refuses sandbox-mcp-verify.invalid");
+    }
+
+    /**
+     * F3 of the red team: refusals cost a command nothing, and a flood of them pushes earlier lines
+     * out of Docker's log ring. The allowed lines are also kept in a file on a volume that only the
+     * proxy mounts, which refusals never reach, rotated by the health check past a size.
+     */
+    @Test
+    void allowedLinesAreKeptWhereNoCommandReachesAndNoRefusalFloodsThem() throws Exception {
+        assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{range .Mounts}}{{.Name}} {{end}}", deployment.runner), 30)
+                .output()).doesNotContain(deployment.egressLogVolume);
+        int before = allowedLog().size();
+        Map<String, Object> traffic = run("""
+                for i in $(seq 400); do curl -s -o /dev/null http://allowed.test/; done
+                for i in $(seq 300); do curl -s -o /dev/null http://other.test/; done
+                echo done
+                """, 120);
+        assertThat(traffic.get("stdout")).isEqualTo("done\n");
+        // Past LOG_ROTATE_BYTES (400 lines of about 200 bytes), the health check has the file rotated.
+        Commands.Result check = Commands.run(List.of("docker", "exec", proxyContainer, "/opt/egress-proxy/healthcheck.sh",
+                "proxy"), 30);
+        assertThat(check.exitCode()).as(check.output()).isZero();
+        String listing;
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        do {
+            listing = Commands.run(List.of("docker", "exec", proxyContainer, "ls", "/var/log/squid"), 30).output();
+        } while (!listing.contains("allowed.log.0") && System.nanoTime() < deadline && sleep(200));
+        assertThat(listing).contains("allowed.log.0", "allowed.log");
+        assertThat(curl("http://allowed.test/")).endsWith("200 000");
+
+        List<String> lines = allowedLog();
+        System.out.println("EgressTest: the allowed lines' files: " + listing.strip().replace('\n', ' ') + "; "
+                + lines.size() + " lines; the health check said: " + check.output().strip());
+        assertThat(lines).hasSize(before + 401).allMatch(line -> line.contains("\"decision\":\"allowed\""));
+        // Oldest first: the request made after the rotation, in the new file, is the last line.
+        assertThat(lines.getLast()).contains("\"method\":\"GET\",\"host\":\"allowed.test\",\"port\":\"80\"");
+    }
+
+    /** Every allowed line kept, oldest first, as {@code make egress-log} prints them. */
+    List<String> allowedLog() throws Exception {
+        Commands.Result log = Commands.run(List.of("make", "--no-print-directory", "-s", "egress-log",
+                "SANDBOX_EGRESS_LOG_VOLUME=" + deployment.egressLogVolume, "PROXY_IMAGE=" + ComposeDeployment.PROXY_IMAGE),
+                Map.of(), Repo.root(), 60);
+        assertThat(log.exitCode()).as(log.output()).isZero();
+        return log.output().lines().toList();
     }
 
     @Test
