@@ -144,12 +144,18 @@ pinger_enable off
 digest_generation off
 max_filedescriptors 4096
 # The runner may hold this many connections at once and no more (client_db counts them per
-# address): a flood of them, idle or sending large headers, neither exhausts Squid's memory (the
-# container's 128 MiB) nor its descriptors, so Squid keeps serving and the health check's probe
-# (from the proxy's own address) still gets in. Each tunnel's audit line is written when it
-# closes; none stays open longer than an hour.
+# address), and Squid reads at most so much ahead on each: a flood of connections, idle, sending
+# large headers, or sending requests back to back and reading no answer (Squid answers one at a
+# time and buffers what follows), exhausts neither Squid's memory (the container's 128 MiB) nor
+# its descriptors, so Squid keeps serving and the health check's probe (from the proxy's own
+# address) still gets in. The buffer must exceed the largest request header; below 256 KB
+# Squid 5.7 cuts plain-HTTP uploads even to a fast server (its bug 5405, which a slow server
+# triggers at any size; HTTPS goes through a tunnel and is not affected). Each tunnel's audit
+# line is written when it closes; none stays open longer than an hour.
 client_db on
-client_ip_max_connections 256
+client_ip_max_connections 128
+request_header_max_size 64 KB
+client_request_buffer_max_size 256 KB
 client_lifetime 1 hour
 shutdown_lifetime 1 seconds
 cache_log stdio:/dev/stderr

@@ -15,6 +15,13 @@ cat >/srv/www/cgi-bin/git <<'CGI'
 GIT_PROJECT_ROOT=/srv/git GIT_HTTP_EXPORT_ALL=1 exec git http-backend
 CGI
 chmod 0755 /srv/www/cgi-bin/git
+# Counts the bytes a request sends: an upload's way through the proxy.
+cat >/srv/www/cgi-bin/count <<'CGI'
+#!/bin/sh
+printf 'Content-Type: text/plain\r\n\r\n'
+wc -c | tr -d ' '
+CGI
+chmod 0755 /srv/www/cgi-bin/count
 san=$(printf 'DNS:%s,' "$@")
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$1" -addext "subjectAltName=${san%,}" \
   -keyout /srv/key.pem -out /srv/cert.pem 2>/dev/null

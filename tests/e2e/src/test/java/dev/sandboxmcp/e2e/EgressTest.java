@@ -342,6 +342,17 @@ class EgressTest {
         assertThat((String) refused.get("stdout")).contains("403");
     }
 
+    /**
+     * An upload goes through whole: over HTTPS the proxy only relays a tunnel, which its bounds on
+     * what it reads ahead of a request (egress-proxy.sh) do not touch.
+     */
+    @Test
+    void aLargeUploadOverHttpsReachesTheUpstreamWhole() {
+        Map<String, Object> upload = run("head -c 20000000 /dev/urandom > /tmp/upload && curl -sS -m 60 --cacert "
+                + "/workspace/upstream-ca.pem --data-binary @/tmp/upload https://allowed.test/cgi-bin/count 2>&1", 90);
+        assertThat(((String) upload.get("stdout")).strip()).as("%s", upload).isEqualTo("20000000");
+    }
+
     @Test
     void theProxySurvivesABurstOfMalformedRequestsAndAThousandRefusedConnects() throws Exception {
         // 1,000 refused CONNECTs, one connection each, counted by their answers.
@@ -359,11 +370,11 @@ class EgressTest {
                 """, 120);
         assertThat(((String) refused.get("stdout")).strip()).isEqualTo("1000");
         System.out.println("EgressTest: 1,000 refused CONNECTs, one connection each, in " + refused.get("duration_ms") + " ms");
-        // Malformed requests of several kinds, 50 of each, and 200 connections held open meanwhile.
+        // Malformed requests of several kinds, 50 of each, and 100 connections held open meanwhile (the cap is 128).
         String burst = """
                 trap '' PIPE
                 held=()
-                for i in $(seq 200); do exec {fd}<>/dev/tcp/egress-proxy/3128 && held+=($fd); done
+                for i in $(seq 100); do exec {fd}<>/dev/tcp/egress-proxy/3128 && held+=($fd); done
                 big=$(head -c 70000 /dev/zero | tr '\\0' a)
                 for i in $(seq 50); do
                   for req in 'garbage\\r\\n\\r\\n' '\\x00\\x01\\xff\\xfe\\r\\n\\r\\n' 'GET / HTTP/1.1\\r\\n\\r\\n' \\
@@ -380,8 +391,8 @@ class EgressTest {
                 for fd in "${held[@]}"; do exec {fd}>&-; done
                 """;
         Map<String, Object> malformed = bash(burst, 120);
-        assertThat((String) malformed.get("stdout")).isEqualTo("held=200\nupstream says hello\n");
-        System.out.println("EgressTest: 450 malformed requests with 200 connections held, in " + malformed.get("duration_ms")
+        assertThat((String) malformed.get("stdout")).isEqualTo("held=100\nupstream says hello\n");
+        System.out.println("EgressTest: 450 malformed requests with 100 connections held, in " + malformed.get("duration_ms")
                 + " ms; the proxy's memory: "
                 + Commands.run(List.of("docker", "stats", "--no-stream", "--format", "{{.MemUsage}}",
                 proxyContainer), 30).output().strip());
@@ -393,27 +404,76 @@ class EgressTest {
     /**
      * The red team's way to a tunnel with no audit line: open one, then make the proxy die under
      * it (thousands of connections, each with a 60 KB unfinished header: out of memory; or so
-     * many that the health check's probe cannot get in, and the check kills Squid). The test
-     * holds the flood while it runs the health check and reads the proxy's memory.
+     * many that the health check's probe cannot get in, and the check kills Squid).
      */
     @Test
-    void aFloodOfConnectionsFromTheSandboxNeitherKillsTheProxyNorLosesAnOpenTunnelsLine() throws Exception {
+    void aFloodOfConnectionsWithLargeHeadersNeitherKillsTheProxyNorLosesAnOpenTunnelsLine() throws Exception {
+        floodWithATunnelOpen("headers", 3000, 12345, "3,000 connections with 60 KB headers");
+    }
+
+    /**
+     * The same way with complete requests: every connection the cap admits, each writing refused
+     * requests back to back (they need nothing on the allow list) and never reading an answer.
+     * Squid answers one at a time, and read what followed into a buffer of up to 512 KB a
+     * connection (its default): 256 of them were more than the container's 128 MiB (red team,
+     * round 3, F1).
+     */
+    @Test
+    void aFloodOfPipelinedRequestsNobodyReadsNeitherKillsTheProxyNorLosesAnOpenTunnelsLine() throws Exception {
+        floodWithATunnelOpen("pipelined", 300, 23456, "300 connections of pipelined requests, answers never read");
+    }
+
+    /**
+     * Opens a tunnel to an allowed name, floods the proxy from the sandbox in the given shape,
+     * and holds the flood while it runs the health check and reads the proxy's memory; then sends
+     * {@code tunnelBytes} through the tunnel and closes it, whose audit line must be there.
+     */
+    void floodWithATunnelOpen(String shape, int connections, int tunnelBytes, String what) throws Exception {
         Files.writeString(deployment.workspace.resolve("flood.py"), """
                 import os, resource, select, socket, sys, time
                 resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+                shape, count, tunnel_bytes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
                 proxy = (socket.gethostbyname('egress-proxy'), 3128)  # once: each lookup of it also asks for AAAA, which nobody answers
                 tunnel = socket.create_connection(proxy)
                 tunnel.sendall(b'CONNECT allowed.test:443 HTTP/1.1\\r\\nHost: allowed.test:443\\r\\n\\r\\n')
                 print('tunnel:', tunnel.recv(200).split(b'\\r\\n')[0].decode())
-                header = b'GET http://allowed.test/ HTTP/1.1\\r\\nHost: allowed.test\\r\\nX-Pad: ' + b'a' * 60000
+                if shape == 'headers':
+                    payload = b'GET http://allowed.test/ HTTP/1.1\\r\\nHost: allowed.test\\r\\nX-Pad: ' + b'a' * 60000
+                else:
+                    request = b'GET http://other.test/ HTTP/1.1\\r\\nHost: other.test\\r\\n\\r\\n'
+                    payload = request * (700 * 1024 // len(request))
                 held, failed = [], 0
-                for _ in range(int(sys.argv[1])):
+                for _ in range(count):
                     try:
-                        s = socket.create_connection(proxy, timeout=5)
-                        s.sendall(header)
-                        held.append(s)
+                        s = socket.socket()
+                        if shape == 'pipelined':
+                            # Before connecting, so the window it offers is small: the answers stay in the proxy.
+                            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                        s.settimeout(5)
+                        s.connect(proxy)
+                        if shape == 'headers':
+                            s.sendall(payload)
+                        else:
+                            s.setblocking(False)
+                        held.append([s, 0])
                     except OSError:
                         failed += 1
+                if shape == 'pipelined':
+                    # Writes until the proxy takes no more (its buffers and the sockets' are full) or closed them.
+                    quiet_since = time.time()
+                    while time.time() - quiet_since < 3:
+                        for entry in held:
+                            if 0 <= entry[1] < len(payload):
+                                try:
+                                    entry[1] += entry[0].send(payload[entry[1]:entry[1] + 65536])
+                                    quiet_since = time.time()
+                                except BlockingIOError:
+                                    pass
+                                except OSError:
+                                    entry[1] = -1
+                        time.sleep(0.05)
+                    written = [entry[1] for entry in held if entry[1] >= 0]
+                    print(f'pipelined: {sum(written) // 1024} KiB written, at most {max(written, default=0) // 1024} KiB on one connection')
                 open('/workspace/flood-ready', 'w').close()
                 deadline = time.time() + 90
                 while not os.path.exists('/workspace/flood-done') and time.time() < deadline:
@@ -422,18 +482,21 @@ class EgressTest {
                     poll = select.poll()
                     poll.register(s, select.POLLIN)
                     return poll.poll(0)
-                open_now = sum(1 for s in held if not answered(s))
-                print(f'connections: {len(held) + failed} tried, {open_now} still open, {len(held) - open_now} closed by the proxy, {failed} failed')
-                tunnel.sendall(b'x' * 12345)
+                open_now = sum(1 for s, _ in held if not answered(s))
+                print(f'connections: {len(held) + failed} tried, {open_now} still open with nothing to read, {len(held) - open_now} answered or closed by the proxy, {failed} failed')
+                tunnel.sendall(b'x' * tunnel_bytes)
                 time.sleep(0.5)
                 tunnel.close()
                 """);
+        Files.deleteIfExists(deployment.workspace.resolve("flood-ready"));
+        Files.deleteIfExists(deployment.workspace.resolve("flood-done"));
         // On a thread of its own: the common pool may have one thread, which the client's transport needs as well.
         java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
-        java.util.concurrent.Future<Map<String, Object>> flood = thread.submit(() -> run("python3 /workspace/flood.py 3000", 110));
+        java.util.concurrent.Future<Map<String, Object>> flood = thread.submit(() -> run(
+                "python3 /workspace/flood.py " + shape + " " + connections + " " + tunnelBytes, 110));
         thread.shutdown();
         Path ready = deployment.workspace.resolve("flood-ready");
-        long deadline = System.nanoTime() + 40_000_000_000L;
+        long deadline = System.nanoTime() + 60_000_000_000L;
         while (!Files.exists(ready) && !flood.isDone() && System.nanoTime() < deadline) {
             Thread.sleep(200);
         }
@@ -446,7 +509,7 @@ class EgressTest {
                 .output().strip();
         Files.writeString(deployment.workspace.resolve("flood-done"), "");
         Map<String, Object> result = flood.get(60, java.util.concurrent.TimeUnit.SECONDS);
-        System.out.println("EgressTest: a flood of 3,000 connections with 60 KB headers: " + result.get("stdout").toString().strip()
+        System.out.println("EgressTest: a flood of " + what + ": " + result.get("stdout").toString().strip()
                 .replace('\n', ';') + "; the health check during it: exit " + health.exitCode() + "; the proxy's memory: " + memory);
         assertThat(result.get("exit_code")).as("%s", result).isEqualTo(0);
         assertThat((String) result.get("stdout")).startsWith("tunnel: HTTP/1.1 200 Connection established\n");
@@ -456,14 +519,14 @@ class EgressTest {
         // The line is written once Squid has closed both ends of the tunnel. Not awaitLog: it reads the last 200
         // lines, and the flood's own refusals come after this one.
         String tunnel = "\"method\":\"CONNECT\",\"host\":\"allowed.test\",\"port\":\"443\",\"decision\":\"allowed\",\"status\":200,"
-                + "\"bytes_out\":" + (12345 + "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n".length()) + ",";
+                + "\"bytes_out\":" + (tunnelBytes + "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n".length()) + ",";
         long lineDeadline = System.nanoTime() + 10_000_000_000L;
         List<String> lines;
         do {
             lines = proxyLog().lines().filter(l -> l.contains("allowed.test")).toList();
         } while (lines.stream().noneMatch(l -> l.contains(tunnel)) && System.nanoTime() < lineDeadline && sleep(200));
-        assertThat(lines).as("the tunnel's audit line (its CONNECT and 12,345 bytes), among %s", lines).filteredOn(l -> l.contains(tunnel))
-                .hasSize(1);
+        assertThat(lines).as("the tunnel's audit line (its CONNECT and %d bytes), among %s", tunnelBytes, lines)
+                .filteredOn(l -> l.contains(tunnel)).hasSize(1);
         assertThat(curl("https://allowed.test/")).isEqualTo("upstream says hello\n\n200 200");
     }
 
