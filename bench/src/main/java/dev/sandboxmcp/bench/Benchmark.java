@@ -66,7 +66,7 @@ public final class Benchmark {
      * The reference Node server: its start, its idle RSS, ours/theirs calls/s by client kind and
      * count, and ours/theirs p50 of the plain client, one client, by our call.
      */
-    private record NodeFigures(long startMillis, double idleRssMib, Map<String, Double> throughputRatio,
+    private record NodeFigures(long startMillis, Resident resident, Map<String, Double> throughputRatio,
             Map<String, Double> latencyRatio) {
     }
 
@@ -81,15 +81,14 @@ public final class Benchmark {
         String handWritten = handWritten(root.resolve("BENCHMARKS.md"));
         header();
         try (OurJar jar = OurJar.start(root, workspace, temp.resolve("ours.log"))) {
-            Thread.sleep(2_000);
-            double idleRss = Processes.treeRssMib(jar.process().pid());
+            Resident jarResident = Resident.measure(System.nanoTime(), () -> Processes.treeRssMib(jar.process().pid()));
             warmUp(jar);
             SdkFigures sdk = sdkRoundTrips(jar);
             Map<String, LoadRun.Stats> raw = rawRoundTrips(jar);
             NodeFigures node = sideBySide(temp, jar, sdk.stats(), raw);
             ContainerFigures container = containerFigures(jar.token());
-            startUpAndMemory(jar, idleRss, sdk.loadRssMib(), node, container);
-            targets(sdk.stats(), raw, node, container, idleRss);
+            startUpAndMemory(jar, jarResident, sdk.loadRssMib(), node, container);
+            targets(sdk.stats(), raw, node, container, jarResident);
         }
         report.append(Scaling.section(root, new long[] {1, 100, 1000}));
         report.append(Costs.section(root));
@@ -174,8 +173,7 @@ public final class Benchmark {
         try {
             long nodeStart = Processes.millisUntilAnswers(nodeStarted, () -> Processes.listening(nodePort),
                     Duration.ofSeconds(60));
-            Thread.sleep(1_000);
-            double nodeIdleRss = Processes.rssMib(node.pid());
+            Resident nodeResident = Resident.measure(System.nanoTime(), () -> Processes.rssMib(node.pid()));
             String nodeOrigin = "http://127.0.0.1:" + nodePort;
             Supplier<McpSyncClient> nodeClient = () -> connect(HttpClientStreamableHttpTransport.builder(nodeOrigin)
                     .endpoint("/mcp").build());
@@ -211,20 +209,25 @@ public final class Benchmark {
             compare("plain HTTP", LIST_SMALL, 1, RawRoundTrips.measure(new RawRoundTrips.Target(ours.mcpUrl(), ours.token(),
                     false), LIST_SMALL_JSON, 1, warmup, measure), echoOne, throughputRatio, latencyRatio);
             line("");
-            return new NodeFigures(nodeStart, nodeIdleRss, throughputRatio, latencyRatio);
+            return new NodeFigures(nodeStart, nodeResident, throughputRatio, latencyRatio);
         } finally {
             node.destroy();
         }
     }
 
-    private void startUpAndMemory(OurJar jar, double idleRss, double loadRss, NodeFigures node, ContainerFigures container) {
+    private void startUpAndMemory(OurJar jar, Resident jarResident, double loadRss, NodeFigures node,
+            ContainerFigures container) {
         line("## Start-up and memory");
         line("");
         line("| what | ours, jar (server + child runner) | ours, containers (server + runner) | reference Node server |");
         line("|---|---:|---:|---:|");
         line("| cold start to first healthy response | " + jar.startMillis() + " ms | " + container.start() + " | "
                 + node.startMillis() + " ms (port open) |");
-        line(String.format(Locale.ROOT, "| RSS idle | %.0f MiB | %s | %.0f MiB |", idleRss, container.rss(), node.idleRssMib()));
+        line(String.format(Locale.ROOT, "| RSS %d s after the first answer | %.0f MiB | %s | %.0f MiB |",
+                Resident.STARTED.toSeconds(), jarResident.startedMib(), container.rss(Resident::startedMib),
+                node.resident().startedMib()));
+        line(String.format(Locale.ROOT, "| RSS idle (%d s after the first answer, no calls) | %.0f MiB | %s | %.0f MiB |",
+                Resident.IDLE.toSeconds(), jarResident.idleMib(), container.rss(Resident::idleMib), node.resident().idleMib()));
         line(String.format(Locale.ROOT, "| RSS under the 32-client load (max sampled) | %.0f MiB | | |", loadRss));
         line("| image size | | " + ContainerRun.imageSizes() + " | |");
         line("");
@@ -240,7 +243,7 @@ public final class Benchmark {
     }
 
     private void targets(Map<String, LoadRun.Stats> sdk, Map<String, LoadRun.Stats> raw, NodeFigures node,
-            ContainerFigures container, double idleRss) {
+            ContainerFigures container, Resident jarResident) {
         LoadRun.Stats rawRead = raw.get(READ_4K + "/1");
         LoadRun.Stats rawRun = raw.get(RUN_TRUE + "/1");
         double ratio8 = node.throughputRatio().get("plain HTTP/8");
@@ -269,9 +272,10 @@ public final class Benchmark {
                 + fmt(sdk.get("Streamable HTTP/" + RUN_TRUE + "/1").p50Millis()) + " ms SDK client", runP50 <= 10.0);
         target("containers (server and runner) start to healthy at most 2 s", container.start(),
                 container.startMillis() >= 0 && container.startMillis() <= 2_000);
-        double rss = container.rssMib() >= 0 ? container.rssMib() : idleRss;
-        target("idle RSS at most 150 MiB", container.rss() + " container, " + String.format(Locale.ROOT, "%.0f MiB jar", idleRss),
-                rss <= 150);
+        double rss = container.resident() != null ? container.resident().idleMib() : jarResident.idleMib();
+        target("idle RSS at most 150 MiB (" + Resident.IDLE.toSeconds() + " s after the first answer, no calls)",
+                container.rss(Resident::idleMib) + " container, "
+                        + String.format(Locale.ROOT, "%.0f MiB jar", jarResident.idleMib()), rss <= 150);
         line("");
     }
 
@@ -281,15 +285,18 @@ public final class Benchmark {
     }
 
     /** What was measured of the container; negative numbers and null stats when it could not run. */
-    /** {@code frontDoorRead}: the same read_file through Traefik, measured right after the direct one. */
-    private record ContainerFigures(long startMillis, double rssMib, LoadRun.Stats readStats, LoadRun.Stats runStats,
-            LoadRun.Stats frontDoorRead, String why) {
+    /**
+     * {@code frontDoorRead}: the same read_file through Traefik, measured right after the direct
+     * one; {@code frontDoorWhy}: why not, when it was not.
+     */
+    private record ContainerFigures(long startMillis, Resident resident, LoadRun.Stats readStats, LoadRun.Stats runStats,
+            LoadRun.Stats frontDoorRead, String frontDoorWhy, String why) {
         String start() {
             return startMillis >= 0 ? startMillis + " ms" : why;
         }
 
-        String rss() {
-            return rssMib >= 0 ? String.format(Locale.ROOT, "%.0f MiB", rssMib) : why;
+        String rss(java.util.function.ToDoubleFunction<Resident> when) {
+            return resident != null ? String.format(Locale.ROOT, "%.0f MiB", when.applyAsDouble(resident)) : why;
         }
 
         String read() {
@@ -301,7 +308,7 @@ public final class Benchmark {
         }
 
         String frontDoor() {
-            return frontDoorRead == null && readStats != null ? "not measured (Traefik did not start) | | "
+            return frontDoorRead == null && readStats != null ? "not measured (" + frontDoorWhy + ") | | "
                     : cells(frontDoorRead);
         }
 
@@ -313,7 +320,7 @@ public final class Benchmark {
 
     private ContainerFigures containerFigures(String token) {
         if (!ContainerRun.imageAvailable()) {
-            return new ContainerFigures(-1, -1, null, null, null, "n/a (no Docker daemon or no " + ContainerRun.SERVER_IMAGE
+            return new ContainerFigures(-1, null, null, null, null, null, "n/a (no Docker daemon or no " + ContainerRun.SERVER_IMAGE
                     + " and " + ContainerRun.RUNNER_IMAGE + " images)");
         }
         try (ContainerRun container = ContainerRun.start(token, BASE)) {
@@ -323,17 +330,19 @@ public final class Benchmark {
             LoadRun.Stats read = RawRoundTrips.measure(target, READ_4K_JSON, 1, warmup, measure);
             LoadRun.Stats run = RawRoundTrips.measure(target, RUN_TRUE_JSON, 1, warmup, measure);
             LoadRun.Stats frontDoor = null;
+            String frontDoorWhy = null;
             try (FrontDoor door = FrontDoor.start(root, container.port, BASE)) {
                 RawRoundTrips.Target through = new RawRoundTrips.Target(door.mcpUrl, token, false);
                 RawRoundTrips.measure(through, READ_4K_JSON, 4, Duration.ofSeconds(3), Duration.ofSeconds(1));
                 frontDoor = RawRoundTrips.measure(through, READ_4K_JSON, 1, warmup, measure);
             } catch (Exception e) {
+                frontDoorWhy = e.getMessage();
                 System.err.println("bench: the front door was not measured: " + e.getMessage());
             }
-            return new ContainerFigures(container.startMillis, container.idleRssMib + container.runnerRssMib, read, run,
-                    frontDoor, null);
+            return new ContainerFigures(container.startMillis, container.resident, read, run,
+                    frontDoor, frontDoorWhy, null);
         } catch (Exception e) {
-            return new ContainerFigures(-1, -1, null, null, null, "failed: " + e.getMessage());
+            return new ContainerFigures(-1, null, null, null, null, null, "failed: " + e.getMessage());
         }
     }
 

@@ -12,7 +12,7 @@ import java.util.List;
  * The pair as deployed: the server and runner images with the compose file's flags (read-only
  * roots, no capabilities, the runner without network, the socket on a shared tmpfs volume).
  * Measures the time from {@code docker start} of both to the first answer that says the runner
- * is ok too, each JVM's idle RSS, and plain-client round trips through the published port.
+ * is ok too, the pair's resident memory, and plain-client round trips through the published port.
  */
 final class ContainerRun implements AutoCloseable {
 
@@ -21,21 +21,19 @@ final class ContainerRun implements AutoCloseable {
     static final String RUNNER_IMAGE = System.getProperty("sandbox.runner.image", "sandbox-mcp-runner:local");
 
     final long startMillis;
-    final double idleRssMib;
-    final double runnerRssMib;
+    /** Both JVMs' RSS together. */
+    final Resident resident;
     final String mcpUrl;
     /** The published loopback port, where a front door reaches the server. */
     final int port;
     private final String name;
     private final Path workspace;
 
-    private ContainerRun(String name, Path workspace, long startMillis, double idleRssMib, double runnerRssMib,
-            String mcpUrl, int port) {
+    private ContainerRun(String name, Path workspace, long startMillis, Resident resident, String mcpUrl, int port) {
         this.name = name;
         this.workspace = workspace;
         this.startMillis = startMillis;
-        this.idleRssMib = idleRssMib;
-        this.runnerRssMib = runnerRssMib;
+        this.resident = resident;
         this.mcpUrl = mcpUrl;
         this.port = port;
     }
@@ -106,11 +104,11 @@ final class ContainerRun implements AutoCloseable {
             long millis = Processes.millisUntilAnswers(started,
                     () -> Processes.body("http://127.0.0.1:" + port + "/healthz").contains("\"runner\":\"ok\""),
                     Duration.ofSeconds(60));
-            Thread.sleep(2_000);
-            double rss = Processes.rssMib(javaPid(name));
-            double runnerRss = Processes.rssMib(javaPid(name + "-runner"));
-            return new ContainerRun(name, workspace, millis, rss, runnerRss, "http://127.0.0.1:" + port + basePath + "/mcp",
-                    port);
+            long serverPid = javaPid(name);
+            long runnerPid = javaPid(name + "-runner");
+            Resident resident = Resident.measure(started + Duration.ofMillis(millis).toNanos(),
+                    () -> Processes.rssMib(serverPid) + Processes.rssMib(runnerPid));
+            return new ContainerRun(name, workspace, millis, resident, "http://127.0.0.1:" + port + basePath + "/mcp", port);
         } catch (Exception e) {
             remove(name);
             deleteTree(workspace);
