@@ -314,7 +314,8 @@ public final class Benchmark {
 
         private String cells(LoadRun.Stats s) {
             return s == null ? why + " | | "
-                    : String.format(Locale.ROOT, "%.2f | %.2f | %.0f", s.p50Millis(), s.p99Millis(), s.callsPerSecond());
+                    : String.format(Locale.ROOT, "%.2f | %.2f | %.0f", s.p50Millis(), s.p99Millis(), s.callsPerSecond())
+                            + (s.failed() > 0 ? " (" + s.failed() + " failed or cut off)" : "");
         }
     }
 

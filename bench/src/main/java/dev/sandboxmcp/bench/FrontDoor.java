@@ -50,10 +50,21 @@ final class FrontDoor implements AutoCloseable {
         try {
             Processes.millisUntilAnswers(System.nanoTime(), () -> Processes.healthy("http://127.0.0.1:" + ping + "/ping"),
                     Duration.ofSeconds(30));
+            // Traefik answers its ping before its file provider has loaded the route: until then
+            // it answers 404 itself. With the route, the server answers (401: no token here).
+            Processes.millisUntilAnswers(System.nanoTime(), () -> routed(door.mcpUrl), Duration.ofSeconds(30));
             return door;
         } catch (Exception e) {
             door.close();
             throw new IllegalStateException("Traefik did not start: " + Files.readString(dir.resolve("traefik.log")), e);
+        }
+    }
+
+    private static boolean routed(String url) {
+        try (PlainHttp http = new PlainHttp(url)) {
+            return http.post(Map.of(), "{}").status() != 404;
+        } catch (java.io.IOException e) {
+            return false;
         }
     }
 
