@@ -284,10 +284,10 @@ public final class Benchmark {
         line("|---|---|---:|---:|---:|---:|---:|---:|");
     }
 
-    /** What was measured of the container; negative numbers and null stats when it could not run. */
     /**
-     * {@code frontDoorRead}: the same read_file through Traefik, measured right after the direct
-     * one; {@code frontDoorWhy}: why not, when it was not.
+     * What was measured of the container: a negative start, no resident memory and no stats
+     * when it could not run ({@code why}). {@code frontDoorRead}: the same read_file through
+     * Traefik, measured right after the direct one; {@code frontDoorWhy}: why not, when it was not.
      */
     private record ContainerFigures(long startMillis, Resident resident, LoadRun.Stats readStats, LoadRun.Stats runStats,
             LoadRun.Stats frontDoorRead, String frontDoorWhy, String why) {

@@ -32,44 +32,15 @@ final class RawRoundTrips {
 
     static LoadRun.Stats measure(Target target, String toolCallJson, int clients, Duration warmup, Duration measure)
             throws Exception {
-        List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
-        AtomicLong failed = new AtomicLong();
-        AtomicLong refused = new AtomicLong();
+        Tally tally = new Tally();
         long warmEnd = System.nanoTime() + Duration.ofMillis(500).toNanos() + warmup.toNanos();
         long end = warmEnd + measure.toNanos();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> futures = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
                 futures.add(pool.submit(() -> {
-                    long now;
-                    while ((now = System.nanoTime()) < end) {
-                        // A connection closed under an answer (Traefik's cut answers over HTTP/1.1,
-                        // docs/operations.md) fails that call; the client goes on on a new one.
-                        try (PlainHttp http = new PlainHttp(target.url())) {
-                            Map<String, String> headers = headers(target, target.session() ? initialize(http, target) : null);
-                            while ((now = System.nanoTime()) < end) {
-                                PlainHttp.Response response;
-                                try {
-                                    response = http.post(headers, toolCallJson);
-                                } catch (java.io.IOException e) {
-                                    if (now >= warmEnd) {
-                                        failed.incrementAndGet();
-                                    }
-                                    break;
-                                }
-                                long took = System.nanoTime() - now;
-                                if (now < warmEnd) {
-                                    continue;
-                                }
-                                if (response.status() != 200 || !response.body().contains("\"result\"")) {
-                                    failed.incrementAndGet();
-                                } else if (response.body().contains("\"isError\":true")) {
-                                    refused.incrementAndGet();
-                                } else {
-                                    latencies.add(took);
-                                }
-                            }
-                        }
+                    while (System.nanoTime() < end) {
+                        callsOnOneConnection(target, toolCallJson, warmEnd, end, tally);
                     }
                     return null;
                 }));
@@ -78,7 +49,49 @@ final class RawRoundTrips {
                 future.get(warmup.toSeconds() + measure.toSeconds() + 120, TimeUnit.SECONDS);
             }
         }
-        return LoadRun.Stats.of(clients, latencies, measure, refused.get(), failed.get());
+        return LoadRun.Stats.of(clients, tally.latencies, measure, tally.refused.get(), tally.failed.get());
+    }
+
+    /** What the calls after the warm-up came to, from every client. */
+    private static final class Tally {
+        final List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+        final AtomicLong failed = new AtomicLong();
+        final AtomicLong refused = new AtomicLong();
+    }
+
+    /**
+     * One client's calls on one connection, until {@code end} or until the connection is closed
+     * under an answer (Traefik's cut answers over HTTP/1.1, docs/operations.md): that call fails,
+     * and the caller goes on on a new connection.
+     */
+    private static void callsOnOneConnection(Target target, String toolCallJson, long warmEnd, long end, Tally tally)
+            throws Exception {
+        try (PlainHttp http = new PlainHttp(target.url())) {
+            Map<String, String> headers = headers(target, target.session() ? initialize(http, target) : null);
+            long now;
+            while ((now = System.nanoTime()) < end) {
+                PlainHttp.Response response;
+                try {
+                    response = http.post(headers, toolCallJson);
+                } catch (java.io.IOException e) {
+                    if (now >= warmEnd) {
+                        tally.failed.incrementAndGet();
+                    }
+                    return;
+                }
+                long took = System.nanoTime() - now;
+                if (now < warmEnd) {
+                    continue;
+                }
+                if (response.status() != 200 || !response.body().contains("\"result\"")) {
+                    tally.failed.incrementAndGet();
+                } else if (response.body().contains("\"isError\":true")) {
+                    tally.refused.incrementAndGet();
+                } else {
+                    tally.latencies.add(took);
+                }
+            }
+        }
     }
 
     /** The MCP handshake; returns the session id the server assigned. */
