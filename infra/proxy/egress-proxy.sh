@@ -19,6 +19,8 @@
 set -euo pipefail
 
 readonly port=3128
+# Connections the runner may hold to the proxy at once (docs/egress.md).
+readonly max_connections=128
 run_dir=${EGRESS_RUN_DIR:-/run/egress}
 # The allowed lines' own record: a refusal flood (which costs a command nothing) pushes lines out
 # of Docker's log ring, never out of this one. 10 files of 10 MiB, about 400,000 lines.
@@ -151,9 +153,11 @@ max_filedescriptors 4096
 # address) still gets in. The buffer must exceed the largest request header; below 256 KB
 # Squid 5.7 cuts plain-HTTP uploads even to a fast server (its bug 5405, which a slow server
 # triggers at any size; HTTPS goes through a tunnel and is not affected). Each tunnel's audit
-# line is written when it closes; none stays open longer than an hour.
+# line is written when it closes; none stays open longer than an hour. Squid admits one
+# connection past client_ip_max_connections (it refuses a new one only when more than that many
+# are already open).
 client_db on
-client_ip_max_connections 128
+client_ip_max_connections $((max_connections - 1))
 request_header_max_size 64 KB
 client_request_buffer_max_size 256 KB
 client_lifetime 1 hour

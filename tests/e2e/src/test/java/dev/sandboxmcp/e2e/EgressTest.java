@@ -57,6 +57,11 @@ class EgressTest {
     static final Map<String, String> UNSPECIFIED = Map.of("zero.test", "0.0.0.0", "zero6.test", "::0");
 
     static final int LOG_ROTATE_BYTES = 64 * 1024;
+    /** The connections the runner may hold to the proxy at once, as docs/egress.md states it. */
+    static final int CONNECTIONS_AT_ONCE = 128;
+    /** A plain-HTTP request's header and URL are shorter than these (docs/egress.md). */
+    static final int HEADER_LIMIT_BYTES = 64 * 1024;
+    static final int URL_LIMIT_BYTES = 8 * 1024;
 
     ComposeDeployment deployment;
     McpSyncClient client;
@@ -265,6 +270,92 @@ class EgressTest {
                 .startsWith("HTTP/1.1 403 Forbidden").contains("never IP addresses");
     }
 
+    /**
+     * A plain-HTTP request's two limits (docs/egress.md) at their edges: its header, request line
+     * included, under 64 KB; its URL under 8 KB. A request past either is refused with Squid's
+     * status for it, and the next request is served.
+     */
+    @Test
+    void aRequestHeaderUnder64KbAndAUrlUnder8KbAreServedAndOneByteMoreIsRefused() throws Exception {
+        String line = "GET http://allowed.test/ HTTP/1.1\r\n";
+        String rest = "Host: allowed.test\r\nConnection: close\r\n";
+        String pad = "X-Pad: ";
+        int headerPad = HEADER_LIMIT_BYTES - 1 - (line + rest + pad + "\r\n\r\n").length();
+        String header = firstLine(line + rest + pad + "a".repeat(headerPad) + "\r\n\r\n");
+        String headerPast = firstLine(line + rest + pad + "a".repeat(headerPad + 1) + "\r\n\r\n");
+        String url = "http://allowed.test/?";
+        String urlAtMost = firstLine("GET " + url + "a".repeat(URL_LIMIT_BYTES - 1 - url.length()) + " HTTP/1.1\r\n" + rest + "\r\n");
+        String urlPast = firstLine("GET " + url + "a".repeat(URL_LIMIT_BYTES - url.length()) + " HTTP/1.1\r\n" + rest + "\r\n");
+        System.out.println("EgressTest: a header of 64 KB less a byte: " + header + "; of 64 KB: " + headerPast
+                + "; a URL of 8 KB less a byte: " + urlAtMost + "; of 8 KB: " + urlPast);
+        assertThat(header).isEqualTo("HTTP/1.1 200 OK");
+        assertThat(headerPast).isEqualTo("HTTP/1.1 431 Request Header Fields Too Large");
+        assertThat(urlAtMost).isEqualTo("HTTP/1.1 200 OK");
+        assertThat(urlPast).isEqualTo("HTTP/1.1 400 Bad Request");
+        assertThat(curl("http://allowed.test/")).isEqualTo("upstream says hello\n\n200 000");
+    }
+
+    static String lineWith(List<String> lines, String text) {
+        return lines.stream().filter(l -> l.contains(text)).findFirst().orElseThrow(() -> new AssertionError("no line with " + text));
+    }
+
+    /** The first line of the proxy's answer to {@code request}, sent raw from the runner. */
+    String firstLine(String request) throws Exception {
+        return raw(request.replace("\r\n", "\\r\\n")).lines().findFirst().orElse("(no answer)");
+    }
+
+    /**
+     * Hostile bytes in a request's method and host: each request leaves exactly one line, and
+     * every line stays one JSON object with the same keys (a quote and a backslash escaped, bytes
+     * that are not UTF-8 replaced by Docker's log, a tab dropped from a URL, other control
+     * characters refused by Squid before a host is read), so no request can forge or hide a line.
+     */
+    @Test
+    void hostileMethodsAndHostsLeaveOneWellFormedLineEach() throws Exception {
+        String nonce = Long.toString(System.nanoTime());
+        Files.writeString(deployment.workspace.resolve("hostile.py"), """
+                import socket, sys
+                requests = [b'GET http://begin-%(n)s.test/ HTTP/1.1\\r\\n\\r\\n',
+                            b'GET http://a"b\\\\c.allowed.test/ HTTP/1.1\\r\\n\\r\\n',
+                            b'GET http://\\xff\\xfe.allowed.test/ HTTP/1.1\\r\\n\\r\\n',
+                            b'GET http://a\\x01b.allowed.test/ HTTP/1.1\\r\\n\\r\\n',
+                            b'CONNECT a\\tb.other.test:443 HTTP/1.1\\r\\n\\r\\n',
+                            b'G\\xffT http://allowed.test/ HTTP/1.1\\r\\n\\r\\n',
+                            b'GET http://[::1]/ HTTP/1.1\\r\\n\\r\\n',
+                            b'GET http://end-%(n)s.test/ HTTP/1.1\\r\\n\\r\\n']
+                for request in requests:
+                    s = socket.create_connection(('egress-proxy', 3128))
+                    s.sendall(request.replace(b'%(n)s', sys.argv[1].encode()))
+                    s.settimeout(1)
+                    try:
+                        s.recv(100)
+                    except socket.timeout:
+                        pass  # the proxy still looking the name up: the line is written when this closes
+                    s.close()
+                """);
+        assertThat(run("python3 /workspace/hostile.py " + nonce, 60).get("exit_code")).isEqualTo(0);
+        awaitLog(proxyContainer, "end-" + nonce + ".test");
+        // Read as bytes: decoding the log to a String here would hide what is not UTF-8.
+        Commands.Result utf8 = Commands.run(List.of("bash", "-c", "docker logs " + proxyContainer
+                + " 2>/dev/null | iconv -f UTF-8 -t UTF-8 >/dev/null"), 60);
+        assertThat(utf8.exitCode()).as("the proxy's log is UTF-8: %s", utf8.output()).isZero();
+        List<String> log = proxyLog().lines().filter(l -> l.contains("\"event\":\"egress\"")).toList();
+        List<String> lines = log.subList(log.indexOf(lineWith(log, "begin-" + nonce)), log.indexOf(lineWith(log, "end-" + nonce)) + 1);
+        System.out.println("EgressTest: hostile methods and hosts, their lines:\n" + String.join("\n", lines));
+        tools.jackson.databind.ObjectMapper json = new tools.jackson.databind.ObjectMapper();
+        List<Map<String, Object>> parsed = new java.util.ArrayList<>();
+        for (String line : lines) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> fields = json.readValue(line, Map.class);
+            assertThat(fields.keySet()).as(line).containsExactly("time", "event", "method", "host", "port", "decision",
+                    "status", "bytes_out", "bytes_in", "duration_ms");
+            parsed.add(fields);
+        }
+        assertThat(parsed).extracting(f -> f.get("method") + " " + f.get("host")).containsExactlyInAnyOrder(
+                "GET begin-" + nonce + ".test", "GET a\"b\\c.allowed.test", "GET \uFFFD\uFFFD.allowed.test", "GET -",
+                "CONNECT ab.other.test", "G -", "GET [::1]", "GET end-" + nonce + ".test");
+    }
+
     @Test
     void onlyConnectTo443AndPlainHttpTo80AreAllowed() throws Exception {
         assertThat(curl("https://allowed.test:22/")).endsWith("000 403");
@@ -370,7 +461,7 @@ class EgressTest {
                 """, 120);
         assertThat(((String) refused.get("stdout")).strip()).isEqualTo("1000");
         System.out.println("EgressTest: 1,000 refused CONNECTs, one connection each, in " + refused.get("duration_ms") + " ms");
-        // Malformed requests of several kinds, 50 of each, and 100 connections held open meanwhile (the cap is 128).
+        // Malformed requests of several kinds, 50 of each, and 100 connections held open meanwhile (under the cap).
         String burst = """
                 trap '' PIPE
                 held=()
@@ -514,6 +605,14 @@ class EgressTest {
         assertThat(result.get("exit_code")).as("%s", result).isEqualTo(0);
         assertThat((String) result.get("stdout")).startsWith("tunnel: HTTP/1.1 200 Connection established\n");
         assertThat(health.exitCode()).as("the health check during the flood:\n%s", health.output()).isZero();
+        if (shape.equals("headers")) {
+            // Their headers unfinished, the connections the cap admitted wait: with the tunnel, exactly the cap.
+            java.util.regex.Matcher held = java.util.regex.Pattern.compile("(\\d+) still open with nothing to read")
+                    .matcher((String) result.get("stdout"));
+            assertThat(held.find()).as("%s", result).isTrue();
+            assertThat(Integer.parseInt(held.group(1)) + 1).as("connections held, the tunnel's included")
+                    .isEqualTo(CONNECTIONS_AT_ONCE);
+        }
         assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}} {{.State.OOMKilled}} {{.State.Running}}",
                 proxyContainer), 30).output().strip()).isEqualTo("0 false true");
         // The line is written once Squid has closed both ends of the tunnel. Not awaitLog: it reads the last 200
