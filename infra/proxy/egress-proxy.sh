@@ -145,7 +145,7 @@ netdb_filename none
 pinger_enable off
 digest_generation off
 max_filedescriptors 4096
-# The runner may hold this many connections at once and no more (client_db counts them per
+# The runner may hold $max_connections connections at once and no more (client_db counts them per
 # address), and Squid reads at most so much ahead on each: a flood of connections, idle, sending
 # large headers, or sending requests back to back and reading no answer (Squid answers one at a
 # time and buffers what follows), exhausts neither Squid's memory (the container's 128 MiB) nor
