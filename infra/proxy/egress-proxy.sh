@@ -166,6 +166,9 @@ cache_log stdio:/dev/stderr
 cache_store_log none
 logfile_rotate 0
 error_directory $here/errors
+# A path under /squid-internal-static/ is the named host's like any other: Squid would otherwise
+# answer it with its own icons, under its own name.
+global_internal_static off
 
 acl CONNECT method CONNECT
 acl port_443 port 443

@@ -260,6 +260,24 @@ class EgressTest {
         }
     }
 
+    /**
+     * Paths Squid would answer itself: under a listed name they are that host's like any other
+     * (its icons were the proxy's own, logged under the proxy's name); the cache manager, asked
+     * for by the proxy's name or as {@code cache_object:}, is refused.
+     */
+    @Test
+    void theProxysOwnPathsUnderAListedNameAreThatHostsAndItsManagerIsRefused() throws Exception {
+        String upstreamNotFound = "The requested URL was not found";
+        assertThat(curl("http://allowed.test/squid-internal-static/icons/SN.png")).contains(upstreamNotFound)
+                .endsWith("\n404 000");
+        assertThat(curl("http://allowed.test/squid-internal-mgr/info")).contains(upstreamNotFound).endsWith("\n404 000");
+        assertThat(proxyLog()).doesNotContain("\"host\":\"sandbox-mcp-egress\"");
+        assertThat(raw("GET http://egress-proxy:3128/squid-internal-mgr/info HTTP/1.1\\r\\nHost: egress-proxy:3128\\r\\n"
+                + "Connection: close\\r\\n\\r\\n")).startsWith("HTTP/1.1 403 Forbidden");
+        assertThat(raw("GET cache_object://localhost/info HTTP/1.1\\r\\nConnection: close\\r\\n\\r\\n"))
+                .startsWith("HTTP/1.1 403 Forbidden");
+    }
+
     @Test
     void ipLiteralsAreRefusedWhateverTheyPointAt() throws Exception {
         assertThat(curl("http://" + upstreamIp + "/")).contains("never IP addresses").endsWith("\n403 000");
