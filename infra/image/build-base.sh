@@ -27,9 +27,10 @@ toolchains=${toolchains// /}
 
 die() { echo "build-base: $*" >&2; exit 1; }
 
-# The proxy's configuration (infra/proxy) is written for and tested with Squid 5.7, Debian 12's.
+# The proxy's configuration (infra/proxy) is written for and tested with Squid 6.13, Debian 13's,
+# whatever DEBIAN_SUITE says: Debian 12's Squid (5.7) cuts plain-HTTP uploads (its bug 5405).
 suite_of() {
-  if [[ "$1" == proxy ]]; then echo bookworm; else echo "${DEBIAN_SUITE:-trixie}"; fi
+  if [[ "$1" == proxy ]]; then echo trixie; else echo "${DEBIAN_SUITE:-trixie}"; fi
 }
 
 # `make image` rebuilds a base when its recipe changes: the label names the recipe's digest,

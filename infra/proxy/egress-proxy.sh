@@ -150,16 +150,14 @@ max_filedescriptors 4096
 # large headers, or sending requests back to back and reading no answer (Squid answers one at a
 # time and buffers what follows), exhausts neither Squid's memory (the container's 128 MiB) nor
 # its descriptors, so Squid keeps serving and the health check's probe (from the proxy's own
-# address) still gets in. The buffer must exceed the largest request header; below 256 KB
-# Squid 5.7 cuts plain-HTTP uploads even to a fast server (its bug 5405, which a slow server
-# triggers at any size; HTTPS goes through a tunnel and is not affected). Each tunnel's audit
-# line is written when it closes; none stays open longer than an hour. Squid admits one
+# address) still gets in. The buffer must exceed the largest request header. Each tunnel's
+# audit line is written when it closes; none stays open longer than an hour. Squid admits one
 # connection past client_ip_max_connections (it refuses a new one only when more than that many
 # are already open).
 client_db on
 client_ip_max_connections $((max_connections - 1))
 request_header_max_size 64 KB
-client_request_buffer_max_size 256 KB
+client_request_buffer_max_size 128 KB
 client_lifetime 1 hour
 shutdown_lifetime 1 seconds
 cache_log stdio:/dev/stderr
