@@ -313,10 +313,6 @@ class EgressTest {
         assertThat(curl("http://allowed.test/")).isEqualTo("upstream says hello\n\n200 000");
     }
 
-    static String lineWith(List<String> lines, String text) {
-        return lines.stream().filter(l -> l.contains(text)).findFirst().orElseThrow(() -> new AssertionError("no line with " + text));
-    }
-
     /** The first line of the proxy's answer to {@code request}, sent raw from the runner. */
     String firstLine(String request) throws Exception {
         return raw(request.replace("\r\n", "\\r\\n")).lines().findFirst().orElse("(no answer)");
@@ -373,6 +369,11 @@ class EgressTest {
         assertThat(parsed).extracting(f -> f.get("method") + " " + f.get("host")).containsExactlyInAnyOrder(
                 "GET begin-" + nonce + ".test", "GET a\"b\\c.allowed.test", "GET \uFFFD\uFFFD.allowed.test", "- -",
                 "CONNECT ab.other.test", "- -", "GET [::1]", "GET end-" + nonce + ".test");
+    }
+
+    /** The first of {@code lines} that holds {@code text}. */
+    static String lineWith(List<String> lines, String text) {
+        return lines.stream().filter(l -> l.contains(text)).findFirst().orElseThrow(() -> new AssertionError("no line with " + text));
     }
 
     @Test
@@ -538,7 +539,11 @@ class EgressTest {
      */
     @Test
     void aFloodOfConnectionsWithLargeHeadersNeitherKillsTheProxyNorLosesAnOpenTunnelsLine() throws Exception {
-        floodWithATunnelOpen("headers", 3000, 12345, "3,000 connections with 60 KB headers");
+        String flood = floodWithATunnelOpen("headers", 3000, 12345, "3,000 connections with 60 KB headers");
+        // Their headers unfinished, the connections the cap admitted wait: with the tunnel, exactly the cap.
+        java.util.regex.Matcher held = java.util.regex.Pattern.compile("(\\d+) still open with nothing to read").matcher(flood);
+        assertThat(held.find()).as("%s", flood).isTrue();
+        assertThat(Integer.parseInt(held.group(1)) + 1).as("connections held, the tunnel's included").isEqualTo(CONNECTIONS_AT_ONCE);
     }
 
     /**
@@ -557,8 +562,9 @@ class EgressTest {
      * Opens a tunnel to an allowed name, floods the proxy from the sandbox in the given shape,
      * and holds the flood while it runs the health check and reads the proxy's memory; then sends
      * {@code tunnelBytes} through the tunnel and closes it, whose audit line must be there.
+     * Returns what the flood printed.
      */
-    void floodWithATunnelOpen(String shape, int connections, int tunnelBytes, String what) throws Exception {
+    String floodWithATunnelOpen(String shape, int connections, int tunnelBytes, String what) throws Exception {
         Files.writeString(deployment.workspace.resolve("flood.py"), """
                 import os, resource, select, socket, sys, time
                 resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
@@ -644,14 +650,6 @@ class EgressTest {
         assertThat(result.get("exit_code")).as("%s", result).isEqualTo(0);
         assertThat((String) result.get("stdout")).startsWith("tunnel: HTTP/1.1 200 Connection established\n");
         assertThat(health.exitCode()).as("the health check during the flood:\n%s", health.output()).isZero();
-        if (shape.equals("headers")) {
-            // Their headers unfinished, the connections the cap admitted wait: with the tunnel, exactly the cap.
-            java.util.regex.Matcher held = java.util.regex.Pattern.compile("(\\d+) still open with nothing to read")
-                    .matcher((String) result.get("stdout"));
-            assertThat(held.find()).as("%s", result).isTrue();
-            assertThat(Integer.parseInt(held.group(1)) + 1).as("connections held, the tunnel's included")
-                    .isEqualTo(CONNECTIONS_AT_ONCE);
-        }
         assertThat(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}} {{.State.OOMKilled}} {{.State.Running}}",
                 proxyContainer), 30).output().strip()).isEqualTo("0 false true");
         // The line is written once Squid has closed both ends of the tunnel. Not awaitLog: it reads the last 200
@@ -666,6 +664,7 @@ class EgressTest {
         assertThat(lines).as("the tunnel's audit line (its CONNECT and %d bytes), among %s", tunnelBytes, lines)
                 .filteredOn(l -> l.contains(tunnel)).hasSize(1);
         assertThat(curl("https://allowed.test/")).isEqualTo("upstream says hello\n\n200 200");
+        return (String) result.get("stdout");
     }
 
     @Test
