@@ -1,19 +1,22 @@
 // Streamable HTTP tool calls from plain keep-alive HTTP/1.1 connections, in a Node process of its
 // own: the same client as the bench's PlainHttp (raw request out, status, headers, and a
-// Content-Length or chunked body back), outside every JVM, so that no client shares a process or
-// a runtime with either server it compares.
+// Content-Length or chunked body back) on the other runtime, so each server is measured by a
+// client on its own runtime and by one on the other's.
 //
-//   node raw-client.mjs <url> <token or -> <session: 0|1> <json> <clients> <warm-up ms> <measure ms>
+//   [BENCH_TOKEN=<bearer token>] node raw-client.mjs <url> <session: 0|1> <json> <clients> <warm-up ms> <measure ms>
 //
 // Prints one JSON line: the latency of every call after the warm-up (nanoseconds), and how many
-// calls failed (no JSON-RPC result, or the connection closed under it) or were refused (isError).
+// calls failed (no JSON-RPC result, a malformed answer, none within 30 s, or the connection closed
+// under it) or were refused (isError).
 import net from 'node:net';
 
-const [url, token, session, json, clients, warmupMs, measureMs] = process.argv.slice(2);
+const [url, session, json, clients, warmupMs, measureMs] = process.argv.slice(2);
 if (measureMs === undefined) {
-  console.error('usage: node raw-client.mjs <url> <token or -> <session: 0|1> <json> <clients> <warm-up ms> <measure ms>');
+  console.error('usage: [BENCH_TOKEN=<token>] node raw-client.mjs <url> <session: 0|1> <json> <clients> <warm-up ms> <measure ms>');
   process.exit(2);
 }
+const token = process.env.BENCH_TOKEN;
+const ANSWER_TIMEOUT_MS = 30_000;
 const target = new URL(url);
 const warmEnd = process.hrtime.bigint() + BigInt(warmupMs) * 1_000_000n;
 const end = warmEnd + BigInt(measureMs) * 1_000_000n;
@@ -36,6 +39,9 @@ class Connection {
       this.fail(new Error('the server closed the connection'));
     });
     socket.on('error', (e) => this.fail(e));
+    socket.setTimeout(ANSWER_TIMEOUT_MS, () => {
+      if (this.waiting) this.broken(`no answer within ${ANSWER_TIMEOUT_MS} ms`);
+    });
   }
 
   static open() {
@@ -79,14 +85,17 @@ class Connection {
       for (;;) {
         const lineEnd = this.buffer.indexOf('\r\n', at);
         if (lineEnd < 0) return;
-        const size = parseInt(this.buffer.subarray(at, lineEnd).toString('latin1'), 16);
+        const sizeLine = this.buffer.subarray(at, lineEnd).toString('latin1').split(';')[0].trim();
+        const size = /^[0-9a-fA-F]+$/.test(sizeLine) ? parseInt(sizeLine, 16) : NaN;
+        if (!Number.isSafeInteger(size)) return this.broken(`a chunk size of ${JSON.stringify(sizeLine)}`);
         if (this.buffer.length < lineEnd + 2 + size + 2) return;
         parts.push(this.buffer.subarray(lineEnd + 2, lineEnd + 2 + size));
         at = lineEnd + 2 + size + 2;
         if (size === 0) break;
       }
     } else {
-      const length = Number(headers['content-length'] || 0);
+      const length = /^[0-9]+$/.test(headers['content-length'] ?? '0') ? Number(headers['content-length'] ?? 0) : NaN;
+      if (!Number.isSafeInteger(length)) return this.broken(`a Content-Length of ${JSON.stringify(headers['content-length'])}`);
       if (this.buffer.length < at + length) return;
       parts.push(this.buffer.subarray(at, at + length));
       at += length;
@@ -95,6 +104,12 @@ class Connection {
     const { resolve } = this.waiting;
     this.waiting = null;
     resolve({ status, headers, body: Buffer.concat(parts).toString('utf8') });
+  }
+
+  /** An answer this client cannot read: the call fails and the connection is dropped. */
+  broken(what) {
+    this.fail(new Error(`unreadable answer: ${what}`));
+    this.socket.destroy();
   }
 
   fail(error) {
@@ -112,7 +127,7 @@ class Connection {
 
 function headersOf(sessionId) {
   const headers = {};
-  if (token !== '-') headers.Authorization = `Bearer ${token}`;
+  if (token) headers.Authorization = `Bearer ${token}`;
   if (sessionId) headers['Mcp-Session-Id'] = sessionId;
   return headers;
 }

@@ -108,7 +108,8 @@ public final class Benchmark {
                 .orElse(List.of("java dev.sandboxmcp.bench.Benchmark"))).replaceAll("-cp \\S+ ", "") + "`) on " + Instant.now()
                 + ", " + Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version")
                 + ", Node " + Processes.run(List.of("node", "--version")) + ". Each cell: " + warmup.toSeconds()
-                + " s warm-up, then " + measure.toSeconds() + " s measured, on loopback. "
+                + " s warm-up (" + RawRoundTrips.EXTRA_WARMUP.toMillis() + " ms more for the plain clients), then "
+                + measure.toSeconds() + " s measured, on loopback. "
                 + "Two kinds of client: the SDK's Java client (what an MCP host runs), and plain keep-alive HTTP/1.1 "
                 + "clients that send the JSON-RPC request and read the answer (the server's own cost; the SDK client "
                 + "otherwise takes most of the two cores). Both run in this benchmark's JVM, except the side-by-side rows "
@@ -191,8 +192,11 @@ public final class Benchmark {
             line("Ours: `read_file` of 4 KiB and `list_directory` of a directory of " + SMALL_DIRECTORY_FILES + " files "
                     + "(jar); theirs: `@modelcontextprotocol/server-everything` "
                     + packageVersion(root, "server-everything") + ", `echo` tool (it has no file tool), each client with its "
-                    + "own session as that server requires; the `list_directory` row is measured right after theirs, and "
-                    + "compared with the same `echo` row. Ratio below 1 means ours is faster (latency) and above 1 means "
+                    + "own session as that server requires. The SDK client and the Java plain client: ours is the figure "
+                    + "from the tables above, theirs is measured here; then the Java plain client's `list_directory` of "
+                    + "ours, compared with their one-client `echo`. The Node "
+                    + "plain client: ours `read_file`, their `echo` and ours `list_directory`, one after the other, both of "
+                    + "ours compared with that `echo`. Ratio below 1 means ours is faster (latency) and above 1 means "
                     + "ours does more (calls/s).");
             line("");
             line("| client | ours | clients | ours p50 ms | theirs p50 ms | p50 ours/theirs | ours calls/s | theirs calls/s "
@@ -362,7 +366,10 @@ public final class Benchmark {
         }
     }
 
-    /** A row of the side-by-side table; the ratios are kept by client and count ({@code "plain HTTP, Java/8"}, read_file) and by call (one client). */
+    /**
+     * A row of the side-by-side table; the ratios are kept by client and count
+     * ({@code "plain HTTP, Java/8"}, read_file) and by call (one client).
+     */
     private void compare(String client, String call, int clients, LoadRun.Stats mine, LoadRun.Stats theirs,
             Map<String, Double> throughputRatio, Map<String, Double> latencyRatio) {
         double ratio = mine.callsPerSecond() / theirs.callsPerSecond();

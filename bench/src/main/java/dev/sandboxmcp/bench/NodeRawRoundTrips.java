@@ -11,7 +11,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The same plain keep-alive round trips as {@link RawRoundTrips}, from {@code bench/node/raw-client.mjs}
- * in a Node process of its own: a client outside every JVM, beside the one in this benchmark's JVM.
+ * in a Node process of its own: the client on the other runtime, beside the one in this benchmark's JVM.
  */
 final class NodeRawRoundTrips {
 
@@ -20,16 +20,23 @@ final class NodeRawRoundTrips {
     private NodeRawRoundTrips() {
     }
 
+    /**
+     * As {@link RawRoundTrips#measure}, with its warm-up. A call that failed or was refused, or no
+     * call answered, fails the measurement: a p50 of the calls that happened to succeed is no figure.
+     */
     static LoadRun.Stats measure(Path root, RawRoundTrips.Target target, String toolCallJson, int clients, Duration warmup,
             Duration measure) throws Exception {
         Path output = Files.createTempFile("sandbox-mcp-bench-node-client", ".json");
+        ProcessBuilder builder = new ProcessBuilder("node", root.resolve(CLIENT).toString(), target.url(),
+                target.session() ? "1" : "0", toolCallJson, Integer.toString(clients),
+                Long.toString(warmup.plus(RawRoundTrips.EXTRA_WARMUP).toMillis()), Long.toString(measure.toMillis()))
+                .redirectOutput(output.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT);
+        if (target.token() != null) {
+            builder.environment().put("BENCH_TOKEN", target.token());
+        }
+        Process client = builder.start();
         try {
-            Process client = new ProcessBuilder("node", root.resolve(CLIENT).toString(), target.url(),
-                    target.token() == null ? "-" : target.token(), target.session() ? "1" : "0", toolCallJson,
-                    Integer.toString(clients), Long.toString(warmup.toMillis()), Long.toString(measure.toMillis()))
-                    .redirectOutput(output.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             if (!client.waitFor(warmup.toSeconds() + measure.toSeconds() + 120, TimeUnit.SECONDS)) {
-                client.destroyForcibly();
                 throw new IllegalStateException(CLIENT + " did not finish");
             }
             if (client.exitValue() != 0) {
@@ -38,8 +45,17 @@ final class NodeRawRoundTrips {
             JsonNode result = JsonMapper.builder().build().readTree(output.toFile());
             List<Long> latencies = new ArrayList<>();
             result.get("latencies_ns").forEach(latency -> latencies.add(latency.asLong()));
-            return LoadRun.Stats.of(clients, latencies, measure, result.get("refused").asLong(), result.get("failed").asLong());
+            long failed = result.get("failed").asLong();
+            long refused = result.get("refused").asLong();
+            if (failed > 0 || refused > 0 || latencies.isEmpty()) {
+                throw new IllegalStateException(CLIENT + " against " + target.url() + ": " + failed + " calls failed and "
+                        + refused + " were refused (of " + (latencies.size() + failed + refused) + ")");
+            }
+            return LoadRun.Stats.of(clients, latencies, measure, refused, failed);
         } finally {
+            if (client.isAlive()) {
+                client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
             Files.deleteIfExists(output);
         }
     }

@@ -27,13 +27,16 @@ final class RawRoundTrips {
     record Target(String url, String token, boolean session) {
     }
 
+    /** Added to every warm-up: the clients' own first calls (connect, and initialize where needed). */
+    static final Duration EXTRA_WARMUP = Duration.ofMillis(500);
+
     private RawRoundTrips() {
     }
 
     static LoadRun.Stats measure(Target target, String toolCallJson, int clients, Duration warmup, Duration measure)
             throws Exception {
         Tally tally = new Tally();
-        long warmEnd = System.nanoTime() + Duration.ofMillis(500).toNanos() + warmup.toNanos();
+        long warmEnd = System.nanoTime() + EXTRA_WARMUP.toNanos() + warmup.toNanos();
         long end = warmEnd + measure.toNanos();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> futures = new ArrayList<>();
