@@ -156,7 +156,7 @@ public final class Benchmark {
         line("## Tool-call round trips, ours (jar), plain HTTP clients, Streamable HTTP");
         line("");
         tableHead();
-        RawRoundTrips.Target target = new RawRoundTrips.Target(jar.mcpUrl(), jar.token(), false);
+        RawRoundTrips.Target target = jar.rawTarget();
         Map<String, LoadRun.Stats> stats = new HashMap<>();
         for (var call : List.of(Map.entry(READ_4K, READ_4K_JSON), Map.entry(RUN_TRUE, RUN_TRUE_JSON))) {
             for (int clients : CLIENTS) {
@@ -215,7 +215,7 @@ public final class Benchmark {
                 compare(PLAIN_JAVA, READ_4K, clients, raw.get(READ_4K + "/" + clients), theirs, throughputRatio,
                         latencyRatio);
             }
-            RawRoundTrips.Target oursRaw = new RawRoundTrips.Target(ours.mcpUrl(), ours.token(), false);
+            RawRoundTrips.Target oursRaw = ours.rawTarget();
             compare(PLAIN_JAVA, LIST_SMALL, 1, RawRoundTrips.measure(oursRaw, LIST_SMALL_JSON, 1, warmup, measure), echoOne,
                     throughputRatio, latencyRatio);
             // The same three calls from the Node client, one after the other.

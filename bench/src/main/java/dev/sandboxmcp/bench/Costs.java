@@ -113,7 +113,7 @@ public final class Costs {
                     throw new IllegalStateException("run_command true failed: " + response.body());
                 }
             }, () -> runner.call("run_command", arguments), () -> shell(workspace, "-lc"), () -> shell(workspace, "-c"));
-            RawRoundTrips.measure(new RawRoundTrips.Target(ours.mcpUrl(), ours.token(), false), "{\"jsonrpc\":\"2.0\","
+            RawRoundTrips.measure(ours.rawTarget(), "{\"jsonrpc\":\"2.0\","
                     + "\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list_directory\",\"arguments\":{}}}", 2,
                     WARM_UP_HTTP, Duration.ofSeconds(1));
             // The JIT's warm-up: the command path runs through method handles (the native spawn) that

@@ -52,6 +52,11 @@ record OurJar(Process process, String origin, String token, long startMillis) im
         return origin + Benchmark.BASE + "/mcp";
     }
 
+    /** The Streamable HTTP endpoint for a plain keep-alive client (stateless: no session). */
+    RawRoundTrips.Target rawTarget() {
+        return new RawRoundTrips.Target(mcpUrl(), token, false);
+    }
+
     /**
      * The reference filesystem server from npm over stdio, serving {@code workspace}, or empty when
      * {@code bench/node} has not been installed.
