@@ -169,7 +169,12 @@ final class Traefik implements AutoCloseable {
         java.util.Set<String> inodes = new java.util.HashSet<>();
         try (var fds = Files.list(Path.of("/proc", Long.toString(process.pid()), "fd"))) {
             for (Path fd : fds.toList()) {
-                String target = Files.readSymbolicLink(fd).toString();
+                String target;
+                try {
+                    target = Files.readSymbolicLink(fd).toString();
+                } catch (java.nio.file.NoSuchFileException closedSinceListed) {
+                    continue; // Traefik closed it between the listing and this read: it holds no socket now
+                }
                 if (target.startsWith("socket:[")) {
                     inodes.add(target.substring(8, target.length() - 1));
                 }
