@@ -10,9 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,8 +40,8 @@ public final class ChannelListener implements AutoCloseable {
     private final Limits limits;
     private final Semaphore unproven = new Semaphore(MAX_UNPROVEN);
     private final AtomicLong refusedAtOnce = new AtomicLong();
-    private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("channel-hello-deadline").daemon().factory());
+    private final ScheduledThreadPoolExecutor deadlines = helloDeadlines();
+    private final AtomicLong refusals = new AtomicLong();
     private volatile Secret expected = Secret.random();
     private volatile Runnable onProven = () -> { };
     private volatile boolean closed;
@@ -114,6 +113,23 @@ public final class ChannelListener implements AutoCloseable {
         }
     }
 
+    /**
+     * One timer for every hello's deadline. A cancelled deadline leaves its queue at once: kept for
+     * its 2 s, each would hold its connection's buffers, and a command that connects and closes in
+     * a loop would fill the heap with them.
+     */
+    private static ScheduledThreadPoolExecutor helloDeadlines() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().name("channel-hello-deadline").daemon().factory());
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
+
+    /** Hello deadlines not yet due or cancelled. */
+    int helloDeadlinesWaiting() {
+        return deadlines.getQueue().size();
+    }
+
     private void prove(SocketChannel connection) {
         Peer peer = new Peer(connection, Protocol.Sender.RUNNER, HELLO);
         ScheduledFuture<?> deadline = deadlines.schedule(peer::close, HELLO_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
@@ -150,8 +166,11 @@ public final class ChannelListener implements AutoCloseable {
         }
     }
 
-    private static void refuse(Peer peer, String why) {
-        LOG.warn("refused a connection on the channel: {}", why);
+    private void refuse(Peer peer, String why) {
+        long count = refusals.incrementAndGet();
+        if (Long.bitCount(count) == 1) { // 1, 2, 4, 8...: a command's flood must not push the audit out of the log
+            LOG.warn("refused a connection on the channel: {} ({} refused so far)", why, count);
+        }
         peer.send(new Protocol.Refused(why.length() <= Protocol.REASON_CHARS ? why : why.substring(0, Protocol.REASON_CHARS)));
         Thread.ofVirtual().start(() -> {
             try {

@@ -66,6 +66,19 @@ final class Peer implements AutoCloseable {
     }
 
     /**
+     * Takes back a line {@link #sendLine} queued, if the writer has not taken it yet: the other side
+     * never sees it. Whether it was taken back.
+     */
+    boolean unsend(byte[] line) {
+        return outgoing.remove(line); // a byte[] equals only itself
+    }
+
+    /** The bytes queued and not yet taken by the writer. */
+    long queuedBytes() {
+        return outgoing.stream().mapToLong(line -> line.length).sum();
+    }
+
+    /**
      * Writes a line {@link Protocol#encode} made from this thread when it can go out at once (the
      * connection free, nothing queued, this thread not interrupted), else queues it. Only for the
      * runner's call thread with its reply: once its call has left the calls a cancel interrupts,

@@ -48,7 +48,7 @@ public final class RunnerLink implements ToolExecutor {
     }
 
     /** A call or ping waiting for its answer on {@code peer}. */
-    private record Pending(Peer peer, CompletableFuture<Protocol.Message> answer, Progress progress) {
+    private record Pending(Peer peer, CompletableFuture<Protocol.Message> answer, ProgressRelay progress) {
     }
 
     /** The call could not be carried out; the message says why and what to do. */
@@ -123,7 +123,7 @@ public final class RunnerLink implements ToolExecutor {
             case Protocol.Progress update -> {
                 Pending call = pending.get(update.id());
                 if (call != null) {
-                    call.progress().report(update.done(), update.total(), update.message());
+                    call.progress().offer(update);
                 }
             }
             case Protocol.Reply reply -> complete(reply.id(), reply);
@@ -199,7 +199,7 @@ public final class RunnerLink implements ToolExecutor {
             throw new Unanswered("the runner is not connected (it may be restarting after a crash, which takes a few "
                     + "seconds); try again shortly");
         }
-        Pending call = new Pending(current, new CompletableFuture<>(), progress);
+        Pending call = new Pending(current, new CompletableFuture<>(), new ProgressRelay(progress));
         pending.put(id, call);
         if (current.closed()) { // it ended between the look and the registration: its reader may have missed this call
             pending.remove(id);
@@ -212,7 +212,7 @@ public final class RunnerLink implements ToolExecutor {
                 // A cancel after the answer changes nothing.
                 if (pending.remove(id, call)) {
                     cancelled.set(true);
-                    current.send(new Protocol.Cancel(id));
+                    withdraw(current, id, line);
                     call.answer().complete(new Protocol.Cancel(id));
                 }
             });
@@ -221,16 +221,35 @@ public final class RunnerLink implements ToolExecutor {
             return call.answer().get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             pending.remove(id);
-            current.send(new Protocol.Cancel(id));
+            withdraw(current, id, line);
             throw new Unanswered(unresponsive(deadline));
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Unanswered unanswered ? unanswered : new Unanswered(broken(e.getCause().toString()));
         } catch (InterruptedException e) {
             pending.remove(id);
-            current.send(new Protocol.Cancel(id));
+            withdraw(current, id, line);
             Thread.currentThread().interrupt();
             throw new Unanswered("interrupted while waiting for the runner; the call was cancelled");
+        } finally {
+            call.progress().close();
         }
+    }
+
+    /**
+     * A call given up here: its line is taken back if it is still queued (a runner that stopped
+     * reading would otherwise leave every abandoned call's line in this server's memory, and run
+     * them all if it ever read again), else the runner is told to cancel it.
+     */
+    private static void withdraw(Peer peer, long id, byte[] line) {
+        if (!peer.unsend(line)) {
+            peer.send(new Protocol.Cancel(id));
+        }
+    }
+
+    /** The bytes queued for the runner's connection and not yet written (0 with none). */
+    long queuedBytes() {
+        Peer current = peer;
+        return current == null ? 0 : current.queuedBytes();
     }
 
     private static String unresponsive(Duration deadline) {

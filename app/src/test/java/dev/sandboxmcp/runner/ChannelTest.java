@@ -326,6 +326,89 @@ class ChannelTest {
     }
 
     @Test
+    void aClientThatDoesNotTakeItsProgressHoldsUpNoOtherCall() throws Exception {
+        RunnerLink link = connected(new EchoTool(), 8);
+        CountDownLatch stuck = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean reportedAfterItsResult = new AtomicBoolean();
+        AtomicBoolean returned = new AtomicBoolean();
+        Progress stalledClient = (done, total, message) -> { // its stream's buffers are full: the write waits
+            if (returned.get()) {
+                reportedAfterItsResult.set(true);
+            }
+            stuck.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        CompletableFuture<ToolResponse> slow = CompletableFuture.supplyAsync(() -> {
+            ToolResponse response = link.execute("echo", Map.of("text", "slow"), stalledClient);
+            returned.set(true);
+            return response;
+        });
+        assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
+        long started = System.nanoTime();
+        assertThat(link.execute("echo", Map.of("text", "other"), Progress.NONE).text()).isEqualTo("other");
+        assertThat(link.ping(DEADLINE)).isEqualTo(new RunnerLink.Health.Answered(List.of()));
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("another call and a ping, beside the stalled client")
+                .isLessThan(Duration.ofSeconds(2));
+        assertThat(slow).as("the stalled client's call waits for its report").isNotDone();
+        release.countDown();
+        assertThat(slow.get(5, TimeUnit.SECONDS).text()).isEqualTo("slow");
+        Thread.sleep(200);
+        assertThat(reportedAfterItsResult).as("a progress after the call's result").isFalse();
+    }
+
+    @Test
+    void callsGivenUpWhileTheRunnerDoesNotReadLeaveNothingQueuedHere() throws Exception {
+        RunnerLink link = new RunnerLink(BOUNDS, (tool, arguments) -> Duration.ofMillis(300));
+        ChannelListener listener = listen(link);
+        Secret secret = listener.rotate();
+        try (SocketChannel frozen = SocketChannel.open(StandardProtocolFamily.UNIX);
+                var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            frozen.connect(UnixDomainSocketAddress.of(listener.socket()));
+            Channels.newOutputStream(frozen).write((HostileRunner.hello(secret.hex()) + "\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            InputStream in = Channels.newInputStream(frozen);
+            for (int b = in.read(); b != '\n'; b = in.read()) { // its welcome, and nothing after it: a stopped runner
+                assertThat(b).as("the welcome").isNotNegative();
+            }
+            awaitConnected(link, true);
+            String text = "x".repeat(100_000);
+            List<java.util.concurrent.Future<ToolResponse>> calls = new ArrayList<>();
+            for (int i = 0; i < 100; i++) { // 10 MB of calls; the socket takes a few hundred KB of them
+                calls.add(callers.submit(() -> link.execute("echo", Map.of("text", text), Progress.NONE)));
+            }
+            for (var call : calls) {
+                assertThat(call.get(10, TimeUnit.SECONDS).text()).contains("did not answer within");
+            }
+            assertThat(link.queuedBytes()).as("what the server still holds for a runner that stopped reading")
+                    .isLessThan(text.length());
+        }
+    }
+
+    @Test
+    void aConnectionThatClosesBeforeItsHelloLeavesNoDeadlineBehind() throws Exception {
+        RunnerLink link = link();
+        ChannelListener listener = listen(link);
+        UnixDomainSocketAddress address = UnixDomainSocketAddress.of(listener.socket());
+        for (int i = 0; i < 50; i++) { // a command that connects and closes in a loop
+            try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                c.connect(address);
+            }
+        }
+        Thread.sleep(300); // the 8 waiting for their hello have seen their ends: the next one is not closed at once
+        try (SocketChannel silent = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            silent.connect(address);
+            Thread.sleep(500); // together well inside the hello's 2 s deadline
+            assertThat(listener.helloDeadlinesWaiting()).as("deadlines kept (each holds its connection's buffers)")
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
     void aCallTooBigForTheRunnerIsRefusedHereAndTheConnectionStays() throws Exception {
         RunnerLink link = connected(new EchoTool(), 8);
         Object deep = "x";
