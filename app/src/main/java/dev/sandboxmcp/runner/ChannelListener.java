@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * (the runner's container mounts it read-only), and a connection becomes the runner's only when
  * its first line is a {@link Protocol.Hello} with the secret of this start, within
  * {@link #HELLO_DEADLINE}. At most {@link #MAX_UNPROVEN} connections wait for their hello at once;
- * the rest are closed at once. Every connection that does not prove itself is closed and logged.
+ * the rest are closed at once; a connection that does not prove itself keeps its place among
+ * them until it is closed. Every one that does not prove itself is closed, and logged at the 1st,
+ * 2nd, 4th, 8th... of its kind (one that sent a wrong line, or one that sent nothing).
  */
 public final class ChannelListener implements AutoCloseable {
 
@@ -41,7 +43,10 @@ public final class ChannelListener implements AutoCloseable {
     private final Semaphore unproven = new Semaphore(MAX_UNPROVEN);
     private final AtomicLong refusedAtOnce = new AtomicLong();
     private final ScheduledThreadPoolExecutor deadlines = helloDeadlines();
-    private final AtomicLong refusals = new AtomicLong();
+    /** Refusals of connections that sent a line that is not this start's hello. */
+    private final AtomicLong refusedLines = new AtomicLong();
+    /** Refusals of connections that ended, broke or stayed silent before their hello. */
+    private final AtomicLong refusedSilences = new AtomicLong();
     private volatile Secret expected = Secret.random();
     private volatile Runnable onProven = () -> { };
     private volatile boolean closed;
@@ -130,56 +135,79 @@ public final class ChannelListener implements AutoCloseable {
         return deadlines.getQueue().size();
     }
 
+    /** Connections refused so far, of every kind (closed at once, silent, a wrong line). */
+    long refusedSoFar() {
+        return refusedAtOnce.get() + refusedSilences.get() + refusedLines.get();
+    }
+
     private void prove(SocketChannel connection) {
         Peer peer = new Peer(connection, Protocol.Sender.RUNNER, HELLO);
         ScheduledFuture<?> deadline = deadlines.schedule(peer::close, HELLO_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-        boolean proven = false;
         try {
             Protocol.Message first = peer.receive(Protocol.Phase.HELLO);
             deadline.cancel(false);
             if (!(first instanceof Protocol.Hello hello)) {
-                refuse(peer, "the connection ended before its hello");
+                refuseSilence(peer, "the connection ended before its hello");
+                return;
             } else if (hello.version() != Protocol.VERSION) {
                 refuse(peer, "protocol version " + hello.version() + ", this server speaks " + Protocol.VERSION);
+                return;
             } else if (!expected.matches(hello.secret())) {
                 refuse(peer, "the secret is not this start's (the server restarted, or this is not the runner); a runner "
                         + "that gets this exits so that its container restarts");
-            } else {
-                proven = true;
+                return;
             }
         } catch (Protocol.Violation e) {
             refuse(peer, "its first line is not a hello: " + e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            refuseSilence(peer, "its hello could not be read: " + e);
+            return;
         } catch (IOException e) {
-            refuse(peer, deadline.isDone() && !deadline.isCancelled() ? "no hello within " + HELLO_DEADLINE.toMillis()
-                    + " ms" : "the connection broke before its hello: " + e.getMessage());
+            refuseSilence(peer, deadline.isDone() && !deadline.isCancelled() ? "no hello within "
+                    + HELLO_DEADLINE.toMillis() + " ms" : "the connection broke before its hello: " + e.getMessage());
+            return;
         } finally {
             deadline.cancel(false);
-            unproven.release();
         }
-        if (proven) {
-            onProven.run();
-            peer.bound(runnerSends);
-            peer.send(new Protocol.Welcome(limits));
-            LOG.info("the runner proved itself and is connected");
-            link.serve(peer);
-            LOG.warn("the runner's connection ended");
-        }
+        unproven.release();
+        onProven.run();
+        peer.bound(runnerSends);
+        peer.send(new Protocol.Welcome(limits));
+        LOG.info("the runner proved itself and is connected");
+        link.serve(peer);
+        LOG.warn("the runner's connection ended");
     }
 
+    /** Tells a connection that sent a wrong line why, closes it, and only then frees its place. */
     private void refuse(Peer peer, String why) {
-        long count = refusals.incrementAndGet();
-        if (Long.bitCount(count) == 1) { // 1, 2, 4, 8...: a command's flood must not push the audit out of the log
-            LOG.warn("refused a connection on the channel: {} ({} refused so far)", why, count);
-        }
+        log(refusedLines, why);
         peer.send(new Protocol.Refused(why.length() <= Protocol.REASON_CHARS ? why : why.substring(0, Protocol.REASON_CHARS)));
         Thread.ofVirtual().start(() -> {
             try {
                 Thread.sleep(100); // lets the refusal go out before the close
             } catch (InterruptedException ignored) {
                 // closing now
+            } finally {
+                peer.close();
+                unproven.release();
             }
-            peer.close();
         });
+    }
+
+    /** Closes a connection that ended or said nothing (nobody would read a refusal), then frees its place. */
+    private void refuseSilence(Peer peer, String why) {
+        log(refusedSilences, why);
+        peer.close();
+        unproven.release();
+    }
+
+    /** The 1st, 2nd, 4th, 8th... of a kind: a command's flood must not push the audit out of the log. */
+    private static void log(AtomicLong kind, String why) {
+        long count = kind.incrementAndGet();
+        if (Long.bitCount(count) == 1) {
+            LOG.warn("refused a connection on the channel: {} ({} of this kind so far)", why, count);
+        }
     }
 
     private static void closeQuietly(SocketChannel connection) {

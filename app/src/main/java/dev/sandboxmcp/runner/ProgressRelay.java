@@ -4,6 +4,8 @@ import dev.sandboxmcp.tools.Progress;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One call's progress, passed on to its client by a thread of its own, never by the thread that
@@ -15,6 +17,9 @@ import java.util.concurrent.locks.ReentrantLock;
 final class ProgressRelay {
 
     static final int KEPT = 16;
+    private static final Logger LOG = LoggerFactory.getLogger(ProgressRelay.class);
+    /** For a call whose client listens to no progress: what a runner sends for it goes nowhere, at no cost. */
+    private static final ProgressRelay DISCARD = new ProgressRelay(Progress.NONE, true);
 
     private final Progress client;
     /** Held while reports are made, so that {@link #close} comes after one under way. */
@@ -23,8 +28,14 @@ final class ProgressRelay {
     private boolean scheduled; // guarded by this
     private boolean closed; // guarded by this
 
-    ProgressRelay(Progress client) {
+    private ProgressRelay(Progress client, boolean closed) {
         this.client = client;
+        this.closed = closed;
+    }
+
+    /** The relay of one call to {@code client}. */
+    static ProgressRelay to(Progress client) {
+        return client == Progress.NONE ? DISCARD : new ProgressRelay(client, false);
     }
 
     /** Queues {@code update} for the client (called by the channel's reading thread: never waits on the client). */
@@ -85,6 +96,10 @@ final class ProgressRelay {
     }
 
     private void report(Protocol.Progress update) {
-        client.report(update.done(), update.total(), update.message());
+        try {
+            client.report(update.done(), update.total(), update.message());
+        } catch (RuntimeException e) { // a lost progress report must not cost the call its result
+            LOG.debug("progress not delivered: {}", e.toString());
+        }
     }
 }

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * The server's end of the channel: carries every call over the one connection of the runner
  * that proved itself, multiplexed by id, and turns what comes back into tool results. The runner
  * is untrusted: each line is parsed within {@link Bounds} and checked by its record in
- * {@link Protocol}; every call has a deadline; a client's cancel is a {@link Protocol.Cancel}; a
+ * {@link Protocol}; every call has a deadline; a client's cancel takes the call's line back if it
+ * is still queued here, else it is a {@link Protocol.Cancel}; a
  * runner that goes away or breaks the protocol fails its calls in flight with a clear error, and
  * the next runner that proves itself carries the calls after it.
  */
@@ -144,7 +145,10 @@ public final class RunnerLink implements ToolExecutor {
         return execute(tool, arguments, progress, CallCancellation.NEVER);
     }
 
-    /** As above; a cancelled call is answered at once and cancelled at the runner (its command tree is killed). */
+    /**
+     * As above; a cancelled call is answered at once (once a progress report under way has gone out
+     * to the client) and cancelled at the runner (its command tree is killed).
+     */
     @Override
     public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
             CallCancellation cancellation) {
@@ -199,10 +203,11 @@ public final class RunnerLink implements ToolExecutor {
             throw new Unanswered("the runner is not connected (it may be restarting after a crash, which takes a few "
                     + "seconds); try again shortly");
         }
-        Pending call = new Pending(current, new CompletableFuture<>(), new ProgressRelay(progress));
+        Pending call = new Pending(current, new CompletableFuture<>(), ProgressRelay.to(progress));
         pending.put(id, call);
         if (current.closed()) { // it ended between the look and the registration: its reader may have missed this call
             pending.remove(id);
+            call.progress().close();
             throw new Unanswered("the runner's connection ended just now; try again shortly");
         }
         current.sendLine(line); // queued, never written here: a runner that stops reading must not hold this thread

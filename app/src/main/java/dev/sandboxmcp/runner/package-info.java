@@ -42,9 +42,9 @@
  * bounds as it encodes it (counting what the runner's parser would count, not parsing it again),
  * so a token holder's oversized call is a tool error, never a broken connection. A violation from the runner closes its connection and fails its calls in flight;
  * answers to ids nothing waits for (after a deadline or cancel) are dropped. A call given up
- * (deadline, cancel) whose line is still queued is taken back rather than cancelled: a runner
- * that stops reading leaves only live calls' lines in the server's memory, and never runs the
- * abandoned ones if it reads again. A welcome is read within 16 KiB.
+ * (deadline, cancel) whose line is still queued here is taken back and never sent; one already
+ * sent gets a cancel. So a runner that stops reading leaves only live calls' lines in the
+ * server's memory. A welcome is read within 16 KiB.
  *
  * <h2>The limits travel one way</h2>
  * The server owns the one configuration and states every limit in its welcome; the runner reads
@@ -55,9 +55,10 @@
  * <h2>Who may connect</h2>
  * A connection's first line must be a hello with this start's secret within 2 s
  * ({@code ChannelListener.HELLO_DEADLINE}); at most 8 connections wait for theirs at once
- * ({@code MAX_UNPROVEN}), the rest are closed at once; each refused connection is told why, and
- * refusals are logged at the 1st, 2nd, 4th, 8th... with their count (a command connecting in a
- * loop must not push the audit out of the container's log). A deadline is let go of as soon as
+ * ({@code MAX_UNPROVEN}), the rest are closed at once; a refused connection keeps its place until
+ * it is closed. One that sent a wrong line is told why; refusals are logged at the 1st, 2nd, 4th,
+ * 8th... of their kind (a wrong line, or none) with their count, so that a command connecting in
+ * a loop cannot push the audit out of the container's log. A deadline is let go of as soon as
  * its hello arrives or its connection ends. The secret comes to the runner before any command can exist (commands only come
  * through a runner that proved itself): in the containers as a one-time ticket file that
  * {@code TicketOffice} publishes only while no runner is connected and the runner's lock
