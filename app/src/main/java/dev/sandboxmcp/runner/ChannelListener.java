@@ -41,8 +41,9 @@ public final class ChannelListener implements AutoCloseable {
     private final Bounds runnerSends;
     private final Limits limits;
     private final Semaphore unproven = new Semaphore(MAX_UNPROVEN);
-    private final AtomicLong refusedAtOnce = new AtomicLong();
     private final ScheduledThreadPoolExecutor deadlines = helloDeadlines();
+    /** Refusals of connections closed unread because {@link #MAX_UNPROVEN} already wait. */
+    private final AtomicLong refusedAtOnce = new AtomicLong();
     /** Refusals of connections that sent a line that is not this start's hello. */
     private final AtomicLong refusedLines = new AtomicLong();
     /** Refusals of connections that ended, broke or stayed silent before their hello. */
@@ -107,11 +108,7 @@ public final class ChannelListener implements AutoCloseable {
             }
             if (!unproven.tryAcquire()) {
                 closeQuietly(connection);
-                long count = refusedAtOnce.incrementAndGet();
-                if (Long.bitCount(count) == 1) { // 1, 2, 4, 8...: a flood is logged, not logged per connection
-                    LOG.warn("closed a channel connection at once: {} already wait for their hello ({} so far)",
-                            MAX_UNPROVEN, count);
-                }
+                log(refusedAtOnce, "closed at once, " + MAX_UNPROVEN + " already wait for their hello");
                 continue;
             }
             Thread.ofVirtual().name("channel-hello").start(() -> prove(connection));
@@ -149,10 +146,12 @@ public final class ChannelListener implements AutoCloseable {
             if (!(first instanceof Protocol.Hello hello)) {
                 refuseSilence(peer, "the connection ended before its hello");
                 return;
-            } else if (hello.version() != Protocol.VERSION) {
+            }
+            if (hello.version() != Protocol.VERSION) {
                 refuse(peer, "protocol version " + hello.version() + ", this server speaks " + Protocol.VERSION);
                 return;
-            } else if (!expected.matches(hello.secret())) {
+            }
+            if (!expected.matches(hello.secret())) {
                 refuse(peer, "the secret is not this start's (the server restarted, or this is not the runner); a runner "
                         + "that gets this exits so that its container restarts");
                 return;
@@ -202,7 +201,10 @@ public final class ChannelListener implements AutoCloseable {
         unproven.release();
     }
 
-    /** The 1st, 2nd, 4th, 8th... of a kind: a command's flood must not push the audit out of the log. */
+    /**
+     * Logs the 1st, 2nd, 4th, 8th... refusal of a kind: a command's flood must not push the audit
+     * out of the log, and one kind's flood must not hide another kind's first refusal.
+     */
     private static void log(AtomicLong kind, String why) {
         long count = kind.incrementAndGet();
         if (Long.bitCount(count) == 1) {

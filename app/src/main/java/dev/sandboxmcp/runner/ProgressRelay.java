@@ -18,8 +18,12 @@ final class ProgressRelay {
 
     static final int KEPT = 16;
     private static final Logger LOG = LoggerFactory.getLogger(ProgressRelay.class);
-    /** For a call whose client listens to no progress: what a runner sends for it goes nowhere, at no cost. */
-    private static final ProgressRelay DISCARD = new ProgressRelay(Progress.NONE, true);
+    /**
+     * Shared by every call whose client listens to no progress (most calls): what a runner sends
+     * for it goes nowhere, and neither {@link #offer} nor {@link #close} takes a lock on it, so
+     * those calls never queue behind each other here.
+     */
+    private static final ProgressRelay DISCARD = new ProgressRelay(Progress.NONE);
 
     private final Progress client;
     /** Held while reports are made, so that {@link #close} comes after one under way. */
@@ -28,18 +32,20 @@ final class ProgressRelay {
     private boolean scheduled; // guarded by this
     private boolean closed; // guarded by this
 
-    private ProgressRelay(Progress client, boolean closed) {
+    private ProgressRelay(Progress client) {
         this.client = client;
-        this.closed = closed;
     }
 
     /** The relay of one call to {@code client}. */
     static ProgressRelay to(Progress client) {
-        return client == Progress.NONE ? DISCARD : new ProgressRelay(client, false);
+        return client == Progress.NONE ? DISCARD : new ProgressRelay(client);
     }
 
     /** Queues {@code update} for the client (called by the channel's reading thread: never waits on the client). */
     void offer(Protocol.Progress update) {
+        if (this == DISCARD) {
+            return;
+        }
         synchronized (this) {
             if (closed) {
                 return;
@@ -81,6 +87,9 @@ final class ProgressRelay {
      * call's own client can hold up.
      */
     void close() {
+        if (this == DISCARD) {
+            return;
+        }
         reporting.lock();
         try {
             List<Protocol.Progress> rest;

@@ -49,6 +49,7 @@ public final class TicketOffice implements AutoCloseable {
     private boolean newVolume;
     private volatile boolean published;
     private long lastState;
+    private State state = new State("", 0, 0); // guarded by this
     private volatile boolean closed;
 
     private TicketOffice(Path directory, ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health,
@@ -64,7 +65,7 @@ public final class TicketOffice implements AutoCloseable {
 
     /**
      * Starts publishing tickets in the socket's directory for {@code listener}; {@code health}
-     * gives the line written to {@value #STATE} ({@code ok} or {@code failing ...}) every few seconds.
+     * gives the status written to {@value #STATE} ({@code ok} or {@code failing}) every few seconds.
      */
     public static TicketOffice start(ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health)
             throws IOException {
@@ -153,14 +154,37 @@ public final class TicketOffice implements AutoCloseable {
     }
 
     private void writeState() {
-        String line = (link.connected() ? health.get() : "disconnected") + " " + System.currentTimeMillis() / 1000 + "\n";
+        String status = link.connected() ? health.get() : "disconnected";
+        State now;
+        synchronized (this) {
+            state = state.next(status, System.currentTimeMillis() / 1000);
+            now = state;
+        }
         try {
             Path temporary = directory.resolve(STATE + ".new");
-            Files.writeString(temporary, line, StandardCharsets.US_ASCII);
+            Files.writeString(temporary, now.line(), StandardCharsets.US_ASCII);
             Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
             Files.move(temporary, directory.resolve(STATE), StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             LOG.warn("could not write the runner's state for its health check: {}", e.toString());
+        }
+    }
+
+    /**
+     * What {@value #STATE} says: the runner's {@code status} as the server last heard it, in epoch
+     * seconds when that was written ({@code at}) and since when the status has been the same
+     * ({@code since}). The runner's health check measures how long it has been failing from these
+     * (and its container's start) rather than from a count of its own: the runner's {@code /tmp}
+     * is its commands' too, and a command could reset such a count and then freeze the runner.
+     */
+    record State(String status, long at, long since) {
+
+        State next(String status, long now) {
+            return new State(status, now, status.equals(this.status) ? since : now);
+        }
+
+        String line() {
+            return status + " " + at + " " + since + "\n";
         }
     }
 

@@ -89,4 +89,15 @@ class TicketOfficeTest {
         assertThat(Files.getLastModifiedTime(ticket()).toInstant())
                 .isAfterOrEqualTo(released.plus(grace).minusMillis(20));
     }
+
+    @Test
+    void theStateSaysSinceWhenItsStatusHasHeldSoAFailureStreakNeedsNoCountOfTheRunners() {
+        TicketOffice.State state = new TicketOffice.State("", 0, 0).next("ok", 100).next("ok", 105);
+        assertThat(state.line()).isEqualTo("ok 105 100\n");
+        state = state.next("failing", 110).next("failing", 115).next("failing", 120);
+        assertThat(state.line()).as("failing since the first failing write").isEqualTo("failing 120 110\n");
+        state = state.next("disconnected", 125);
+        assertThat(state.line()).isEqualTo("disconnected 125 125\n");
+        assertThat(state.next("ok", 130).line()).isEqualTo("ok 130 130\n");
+    }
 }

@@ -74,15 +74,57 @@ class FaultsTest {
             long frozen = System.nanoTime();
             assertThat(deployment.health()).as("a stopped server does not answer").isNotEqualTo(200);
 
-            deployment.awaitHealthy(java.time.Duration.ofSeconds(60));
-            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - frozen);
-            System.out.println("frozen server answering again after " + seconds + " s");
-            assertThat(Mcp.stdout(client, "echo after")).isEqualTo("after\n");
-            Commands.Result restarts = Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", deployment.container),
-                    30);
-            assertThat(Integer.parseInt(restarts.output().strip())).isPositive();
-            assertThat(deployment.logs()).contains("failed probes in a row");
+            assertRestartedByItsHealthCheck(deployment, client, deployment.container, frozen, 60, "failed probes in a row");
         }
+    }
+
+    /**
+     * The attack: a command (a job, which outlives its call) freezes the runner's JVM and keeps
+     * writing what a health check might count its failures in (the runner's /tmp is its commands'
+     * too). The runner's container is still restarted by its health check, and calls work again.
+     */
+    @Test
+    void runnerFrozenByACommandThatResetsWhatItCanWriteIsRestartedByItsHealthCheck() throws Exception {
+        String freeze = String.join("\n",
+                "sleep 1",
+                "for p in $(cat /proc/1/task/1/children); do",
+                "  [ \"$(cat /proc/$p/comm)\" = java ] && kill -STOP $p && echo \"stopped $p\" >&2",
+                "done",
+                "while :; do",
+                "  for f in /tmp/.sandbox-mcp-health-failures /tmp/.sandbox-mcp-health /tmp/health; do echo -1000000 >$f; done",
+                "  touch -d @0 /tmp/* 2>/dev/null",
+                "  sleep 0.2",
+                "done");
+        try (ComposeDeployment deployment = ComposeDeployment.start("frozen-runner");
+                McpSyncClient client = deployment.streamableClient()) {
+            RunnerHealthTest.awaitHealthy(deployment.runner, java.time.Duration.ofSeconds(90));
+            assertThat(Mcp.stdout(client, "echo before")).isEqualTo("before\n");
+            String job = (String) Mcp.call(client, "start_job", Map.of("command", freeze)).get("id");
+            assertThat(job).isNotBlank();
+            long frozen = System.nanoTime();
+            // The server sees its runner fail (its pings go unanswered) before the restart.
+            boolean sawFailing = false;
+            while (!sawFailing && System.nanoTime() - frozen < TimeUnit.SECONDS.toNanos(30)) {
+                sawFailing = !deployment.pairHealthy();
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+            assertThat(sawFailing).as("the runner's JVM was frozen:\n" + deployment.logs()).isTrue();
+
+            assertRestartedByItsHealthCheck(deployment, client, deployment.runner, frozen, 150,
+                    "the server has not heard it healthy for");
+        }
+    }
+
+    /** The pair answers again within {@code seconds} of {@code frozen}, after a restart of {@code container} that its log explains. */
+    private static void assertRestartedByItsHealthCheck(ComposeDeployment deployment, McpSyncClient client, String container,
+            long frozen, int seconds, String logSays) throws Exception {
+        deployment.awaitHealthy(java.time.Duration.ofSeconds(seconds));
+        System.out.println(container + " frozen, answering again after "
+                + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - frozen) + " s");
+        assertThat(Mcp.stdout(client, "echo after")).isEqualTo("after\n");
+        Commands.Result restarts = Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", container), 30);
+        assertThat(Integer.parseInt(restarts.output().strip())).as(container + " restarted").isPositive();
+        assertThat(ComposeDeployment.logs(container)).contains(logSays);
     }
 
     @Test
