@@ -203,7 +203,7 @@ bench-costs: bench-prepare ## only the listing, edit and command-start table of 
 	$(call bench_main,Costs,)
 
 # Every shell script of the tree (and .ci/run), found rather than listed; InfraFilesTest runs this.
-SHELL_SCRIPTS = $(shell find infra tests -name '*.sh' -type f -not -path '*/node_modules/*' -not -path '*/target/*' | LC_ALL=C sort) .ci/run
+SHELL_SCRIPTS = $(shell find infra tests -name '*.sh' -type f -not -path '*/node_modules/*' -not -path '*/target/*' | LC_ALL=C sort) .ci/run infra/image/runner-init
 lint: ## shellcheck every shell script
 	shellcheck $(SHELL_SCRIPTS)
 

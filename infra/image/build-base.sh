@@ -155,10 +155,13 @@ echo "build-base: Java runtime (jlink: $modules)"
 if [[ "$flavour" == runner ]]; then
   echo "build-base: toolchains: ${toolchains:-none}"
   # The hooks' "$1" is the root directory, expanded by mmdebstrap, not by this script. Set-uid
-  # and set-gid bits are cleared everywhere: nothing in the runner may gain privileges.
+  # and set-gid bits are cleared everywhere: nothing in the runner may gain privileges. The
+  # init's interpreter is an execute-only copy of bash: a process that executes a file it cannot
+  # read is not dumpable, so no command (same user) may ptrace the init (infra/image/runner-init).
   # shellcheck disable=SC2016
   mmdebstrap --quiet --variant=apt --include="$packages" \
     --customize-hook='copy-in "'"$work"'/java" /opt' \
+    --customize-hook='install -D -m 0711 "$1/usr/bin/bash" "$1/usr/local/lib/sandbox-mcp/init-shell"' \
     --customize-hook='mkdir -p "$1/workspace" "$1/home/sandbox" && chmod 0777 "$1/workspace"' \
     --customize-hook='sed -i -f "'"$here"'/profile.sed" "$1/etc/profile"' \
     --customize-hook='! grep -nE "id -u|run-parts" "$1/etc/profile"' \
@@ -193,6 +196,9 @@ docker run --rm --read-only --user 1000:1000 "$image" /opt/java/bin/java -versio
 if [[ "$flavour" == runner ]]; then
   docker run --rm --read-only --user 1000:1000 "$image" sh -lc '[ "$(id -u)" = 1000 ] && ! command -v java >/dev/null || command -v javac >/dev/null' ||
     die "the login shell of $image is broken (the patched /etc/profile fails, or the server's runtime is on PATH)"
+  docker run --rm --read-only --user 1000:1000 "$image" sh -c \
+    '! cat /usr/local/lib/sandbox-mcp/init-shell >/dev/null 2>&1 && /usr/local/lib/sandbox-mcp/init-shell -c "exit 0"' ||
+    die "the init's shell in $image is readable by the runner's user, or does not run"
   echo "build-base: toolchains in $image: $(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.toolchains"}}' "$image")"
 else
   docker run --rm --read-only --user 65532:65532 "$image" sh -c 'busybox timeout 5 busybox wget --help 2>&1 | busybox grep -q Retrieve' ||

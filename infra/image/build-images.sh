@@ -30,15 +30,17 @@ fi
 "$here/build-base.sh" --if-changed proxy "$PROXY_IMAGE"
 toolchains=$(docker image inspect --format '{{index .Config.Labels "dev.sandboxmcp.toolchains"}}' "$RUNNER_BASE_IMAGE")
 
-# One image with Jib: jib IMAGE BASE USER MODE(runner|serve) HEAP_PERCENT AOT_DIR
+# One image with Jib: jib IMAGE BASE USER MODE(runner|serve) HEAP_PERCENT AOT_DIR LAUNCHER
 jib() {
   "${mvn[@]}" -pl app jib:dockerBuild -Dimage.name="$1" -Dimage.base="docker://$2" -Dimage.user="$3" \
-    -Dimage.mode="$4" -Dimage.heap.percent="$5" -Dimage.aot.dir="$PWD/$aot/$6" -Dimage.toolchains="$toolchains"
+    -Dimage.mode="$4" -Dimage.heap.percent="$5" -Dimage.aot.dir="$PWD/$aot/$6" -Dimage.launcher="$7" \
+    -Dimage.toolchains="$toolchains"
 }
 
+# The runner's JVM is started by its own init (infra/image/runner-init), the server's directly.
 both() {
-  jib "$RUNNER_IMAGE" "$RUNNER_BASE_IMAGE" "$SANDBOX_UID:$SANDBOX_GID" runner 10 runner
-  jib "$SERVER_IMAGE" "$SERVER_BASE_IMAGE" "$SANDBOX_SERVER_UID:$SANDBOX_SERVER_GID" serve 25 server
+  jib "$RUNNER_IMAGE" "$RUNNER_BASE_IMAGE" "$SANDBOX_UID:$SANDBOX_GID" runner 10 runner /app/bin/runner-init
+  jib "$SERVER_IMAGE" "$SERVER_BASE_IMAGE" "$SANDBOX_SERVER_UID:$SANDBOX_SERVER_GID" serve 25 server /opt/java/bin/java
 }
 
 rm -rf "$aot" && mkdir -p "$aot/server" "$aot/runner"

@@ -6,20 +6,17 @@
 #
 # A restart policy restarts a container whose main process exits, but ignores "unhealthy": a
 # process that is frozen (SIGSTOP, every scheduler thread pinned, a deadlock) would stay down
-# for good. So after HEALTH_FAILURES probes in a row have failed (the runner: once it has been
-# failing for HEALTH_RUNNER_FAILING_SECONDS), this script kills every process of the container's
-# user (kill -1 spares the init and this script); the init then exits and the restart policy
-# brings the container back. The reason goes to the container's log.
+# for good. So after HEALTH_FAILURES probes in a row have failed, this script kills every process
+# of the container's user (kill -1 spares the init and this script); the init then exits and
+# the restart policy brings the container back. The reason goes to the container's log.
+# Not the runner's: this check runs as its commands' user, which can stop it, kill it, or hold
+# every pid so that it never starts, and count in its /tmp; the runner's init (runner-init, PID 1)
+# restarts it instead, and this check only shows Docker what the server last heard.
 set -u
 role=${1:?usage: healthcheck.sh server|runner|proxy}
 state=/tmp/.sandbox-mcp-health-failures
 limit=${HEALTH_FAILURES:-3}
 seconds=${HEALTH_TIMEOUT_SECONDS:-4}
-# The runner is healthy while the server heard it so within this many seconds...
-runner_stale=30
-# ...and is killed once it has not been for this many (about three probes at compose's 10 s).
-runner_failing_limit=${HEALTH_RUNNER_FAILING_SECONDS:-25}
-status='' at=0 since=0
 
 # The proxy's file of allowed lines (egress-proxy.sh wrote its path and size limit): past the
 # limit, Squid is told to rotate it (SIGUSR1; it keeps the number of old files egress-proxy.sh
@@ -45,11 +42,11 @@ probe() {
       ;;
     runner)
       # What the server last heard from the runner over the channel (it pings every few seconds
-      # and writes "ok|failing|disconnected <written at> <so since>", epoch seconds, where
-      # commands cannot write: the volume is read-only here). Starts no command, so the idle
-      # sweep has nothing to do with it.
-      read -r status at since <"${MCP_RUNNER_SOCKET%/*}/runner.state" || return 1
-      [ "$status" = ok ] && [ $(($(date +%s) - at)) -le "$runner_stale" ]
+      # and writes "ok|failing|disconnected <written at, epoch s> <held, s>" where commands
+      # cannot write: the volume is read-only here). Starts no command, so the idle sweep has
+      # nothing to do with it.
+      read -r status at _ <"${MCP_RUNNER_SOCKET%/*}/runner.state" || return 1
+      [ "$status" = ok ] && [ $(($(date +%s) - at)) -le 30 ]
       ;;
     proxy)
       # Squid answering on the sandbox's side (the address egress-proxy.sh wrote): a name that
@@ -66,50 +63,20 @@ probe() {
   esac
 }
 
-# Seconds the runner has been failing, from facts no command can change (its /tmp is its
-# commands' too: a count kept there could be reset by a command that then freezes the runner):
-# the server's state, and when this container's init started (/proc/1/stat's 22nd field, in
-# clock ticks since boot), so that a runner just started is not held to a failure before it.
-runner_failing_for() {
-  now=$(date +%s)
-  if [ "$status" = ok ]; then
-    from=$((at + runner_stale))
-  else
-    from=$since
-  fi
-  read -r uptime _ </proc/uptime
-  read -r init </proc/1/stat
-  # shellcheck disable=SC2086
-  set -- ${init##*) }
-  started=$((now - ${uptime%.*} + ${20} / $(getconf CLK_TCK)))
-  [ "$from" -ge "$started" ] || from=$started
-  echo $((now - from))
-}
-
-kill_container() {
-  message="sandbox-mcp $role health check: $1; killing the $role so that the restart policy restarts its container"
-  echo "$message"
-  echo "$message" >/proc/1/fd/2 2>/dev/null || true
-  kill -KILL -1
-}
-
 if probe; then
   [ "$role" = runner ] || echo 0 >"$state"
   exit 0
 fi
-if [ "$role" = runner ]; then
-  failing=$(runner_failing_for)
-  if [ "$failing" -ge "$runner_failing_limit" ]; then
-    kill_container "the server has not heard it healthy for $failing s (runner.state: ${status:-missing} at $at since $since)"
-  fi
-  exit 1
-fi
+[ "$role" = runner ] && exit 1
 failures=0
 [ -f "$state" ] && read -r failures <"$state"
 failures=$((failures + 1))
 echo "$failures" >"$state"
 if [ "$failures" -ge "$limit" ]; then
+  message="sandbox-mcp $role health check: $failures failed probes in a row; killing the $role so that the restart policy restarts its container"
+  echo "$message"
+  echo "$message" >/proc/1/fd/2 2>/dev/null || true
   echo 0 >"$state"
-  kill_container "$failures failed probes in a row"
+  kill -KILL -1
 fi
 exit 1

@@ -64,11 +64,11 @@ docker volume create --driver local --opt type=tmpfs --opt device=tmpfs \
 # A disk floor of 1 MiB (the server states it to the runner): the watch runs (its code goes into
 # the cache), and the training's workspace, the container's own layer on whatever disk builds
 # the image, may be nearly full.
-docker run -d --name "$prefix-runner" --network none --memory 1g -v "$prefix-channel:/run/sandbox-mcp:ro" --init \
+docker run -d --name "$prefix-runner" --network none --memory 1g -v "$prefix-channel:/run/sandbox-mcp:ro" \
   --entrypoint "${runner_run[0]}" "$runner_image" "${runner_run[@]:1}" >/dev/null
 docker run -d --name "$prefix-server" --network none --memory 512m -v "$prefix-channel:/run/sandbox-mcp" \
   -e MCP_AUTH_TOKEN="$token" -e MCP_ADDR=127.0.0.1:8000 -e MCP_DISK_FLOOR_MIB=1 -e MCP_DISK_FLOOR_PERCENT=0 \
-  --entrypoint "${server_run[0]}" "$server_image" "${server_run[@]:1}" >/dev/null
+  --init --entrypoint "${server_run[0]}" "$server_image" "${server_run[@]:1}" >/dev/null
 for _ in $(seq 1 600); do
   docker exec "$prefix-server" busybox wget -q -O /dev/null http://127.0.0.1:8000/healthz 2>/dev/null && break
   sleep 0.1

@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * there is no grace: no ticket was ever published there, so no runner ever had a secret from it,
  * and no command of one can exist. It rotates the secret as it publishes, and deletes the ticket the moment a
  * runner proves itself with it, before that runner is sent any call, so no command ever exists
- * while the ticket does. Alongside, {@value #STATE} tells the runner's Docker health check what
+ * while the ticket does. Alongside, {@value #STATE} tells the runner's init and Docker health check what
  * the server last heard from it.
  */
 public final class TicketOffice implements AutoCloseable {
@@ -49,7 +50,9 @@ public final class TicketOffice implements AutoCloseable {
     private boolean newVolume;
     private volatile boolean published;
     private long lastState;
-    private State state = new State("", 0, 0); // guarded by this
+    /** One write of {@value #STATE} at a time, so that they land in order. */
+    private final AtomicBoolean writingState = new AtomicBoolean();
+    private State state = new State("", 0, 0, 0); // guarded by this
     private volatile boolean closed;
 
     private TicketOffice(Path directory, ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health,
@@ -109,7 +112,7 @@ public final class TicketOffice implements AutoCloseable {
 
     private synchronized void tick() throws IOException {
         long now = System.nanoTime();
-        if (now - lastState > Duration.ofSeconds(5).toNanos()) {
+        if (now - lastState > Duration.ofSeconds(5).toNanos() && writingState.compareAndSet(false, true)) {
             lastState = now;
             Thread.ofVirtual().start(this::writeState);
         }
@@ -154,37 +157,43 @@ public final class TicketOffice implements AutoCloseable {
     }
 
     private void writeState() {
-        String status = link.connected() ? health.get() : "disconnected";
-        State now;
-        synchronized (this) {
-            state = state.next(status, System.currentTimeMillis() / 1000);
-            now = state;
-        }
         try {
+            String status = link.connected() ? health.get() : "disconnected";
+            State now;
+            synchronized (this) {
+                state = state.next(status, System.currentTimeMillis() / 1000, System.nanoTime());
+                now = state;
+            }
             Path temporary = directory.resolve(STATE + ".new");
             Files.writeString(temporary, now.line(), StandardCharsets.US_ASCII);
             Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
             Files.move(temporary, directory.resolve(STATE), StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             LOG.warn("could not write the runner's state for its health check: {}", e.toString());
+        } finally {
+            writingState.set(false);
         }
     }
 
     /**
-     * What {@value #STATE} says: the runner's {@code status} as the server last heard it, in epoch
-     * seconds when that was written ({@code at}) and since when the status has been the same
-     * ({@code since}). The runner's health check measures how long it has been failing from these
-     * (and its container's start) rather than from a count of its own: the runner's {@code /tmp}
-     * is its commands' too, and a command could reset such a count and then freeze the runner.
+     * What {@value #STATE} says: the runner's {@code status} as the server last heard it, when
+     * that was written ({@code at}, epoch seconds) and for how many seconds the status had held
+     * then (measured on the monotonic clock, so a step of the wall clock cannot stretch or hide a
+     * failure). The runner's init restarts its container from these ({@code infra/image/runner-init}):
+     * a count of its own would live where the runner's commands can write.
      */
-    record State(String status, long at, long since) {
+    record State(String status, long at, long sinceNanos, long nanos) {
 
-        State next(String status, long now) {
-            return new State(status, now, status.equals(this.status) ? since : now);
+        State next(String status, long at, long nanos) {
+            return new State(status, at, status.equals(this.status) ? sinceNanos : nanos, nanos);
+        }
+
+        long heldSeconds() {
+            return TimeUnit.NANOSECONDS.toSeconds(nanos - sinceNanos);
         }
 
         String line() {
-            return status + " " + at + " " + since + "\n";
+            return status + " " + at + " " + heldSeconds() + "\n";
         }
     }
 

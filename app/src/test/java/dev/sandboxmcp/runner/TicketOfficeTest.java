@@ -91,13 +91,17 @@ class TicketOfficeTest {
     }
 
     @Test
-    void theStateSaysSinceWhenItsStatusHasHeldSoAFailureStreakNeedsNoCountOfTheRunners() {
-        TicketOffice.State state = new TicketOffice.State("", 0, 0).next("ok", 100).next("ok", 105);
-        assertThat(state.line()).isEqualTo("ok 105 100\n");
-        state = state.next("failing", 110).next("failing", 115).next("failing", 120);
-        assertThat(state.line()).as("failing since the first failing write").isEqualTo("failing 120 110\n");
-        state = state.next("disconnected", 125);
-        assertThat(state.line()).isEqualTo("disconnected 125 125\n");
-        assertThat(state.next("ok", 130).line()).isEqualTo("ok 130 130\n");
+    void theStateSaysHowLongItsStatusHasHeldOnTheMonotonicClock() {
+        long second = 1_000_000_000L;
+        TicketOffice.State state = new TicketOffice.State("", 0, 0, 0).next("ok", 100, 7 * second)
+                .next("ok", 105, 12 * second);
+        assertThat(state.line()).isEqualTo("ok 105 5\n");
+        state = state.next("failing", 110, 17 * second).next("failing", 115, 22 * second);
+        assertThat(state.line()).as("held since the first failing write").isEqualTo("failing 115 5\n");
+        state = state.next("failing", 60, 27 * second);
+        assertThat(state.line()).as("the wall clock stepped back: still held 10 s").isEqualTo("failing 60 10\n");
+        state = state.next("disconnected", 65, 32 * second);
+        assertThat(state.line()).isEqualTo("disconnected 65 0\n");
+        assertThat(state.next("ok", 70, 37 * second).line()).isEqualTo("ok 70 0\n");
     }
 }

@@ -78,7 +78,8 @@ final class ContainerRun implements AutoCloseable {
         int port = Processes.freePort();
         String digest = HexFormat.of()
                 .formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
-        List<String> locked = List.of("--init", "--read-only", "--cap-drop", "ALL", "--security-opt",
+        // The runner's image brings its own init (PID 1); the server's is Docker's, as in compose.
+        List<String> locked = List.of("--read-only", "--cap-drop", "ALL", "--security-opt",
                 "no-new-privileges:true", "-v", name + ":/run/sandbox-mcp");
         Processes.run(List.of("docker", "volume", "create", "--driver", "local", "--opt", "type=tmpfs", "--opt",
                 "device=tmpfs", "--opt", "o=mode=1777,size=1m", name));
@@ -91,7 +92,7 @@ final class ContainerRun implements AutoCloseable {
         runner.addAll(locked);
         runner.add(RUNNER_IMAGE);
         Processes.run(runner);
-        List<String> server = new java.util.ArrayList<>(List.of("docker", "create", "--name", name, "--pids-limit", "64",
+        List<String> server = new java.util.ArrayList<>(List.of("docker", "create", "--name", name, "--init", "--pids-limit", "64",
                 "--memory", "512m", "--cpus", "1", "--user", "65532:65532",
                 "--tmpfs", "/tmp:rw,noexec,nosuid,nodev,size=16m,uid=65532,gid=65532",
                 "-e", "MCP_AUTH_TOKEN_SHA256=" + digest, "-p", "127.0.0.1:" + port + ":8000"));

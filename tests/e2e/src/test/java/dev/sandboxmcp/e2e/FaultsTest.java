@@ -74,33 +74,33 @@ class FaultsTest {
             long frozen = System.nanoTime();
             assertThat(deployment.health()).as("a stopped server does not answer").isNotEqualTo(200);
 
-            assertRestartedByItsHealthCheck(deployment, client, deployment.container, frozen, 60, "failed probes in a row");
+            assertRestarted(deployment, client, deployment.container, frozen, 60, "failed probes in a row");
         }
     }
 
     /**
-     * The attack: a command (a job, which outlives its call) freezes the runner's JVM and keeps
-     * writing what a health check might count its failures in (the runner's /tmp is its commands'
-     * too). The runner's container is still restarted by its health check, and calls work again.
+     * The attack: a command (a job, which outlives its call and which a frozen runner never
+     * sweeps) freezes the runner's JVM, keeps writing what a health check might count its
+     * failures in (the runner's /tmp is its commands' too), and holds every pid the container may
+     * have, so that no {@code docker exec} (Docker's health check, an operator) can even start.
+     * The runner's init (PID 1) still restarts the container, and calls work again.
      */
     @Test
-    void runnerFrozenByACommandThatResetsWhatItCanWriteIsRestartedByItsHealthCheck() throws Exception {
-        String freeze = String.join("\n",
+    void runnerFrozenByACommandThatHoldsEveryPidIsRestartedByItsInit() throws Exception {
+        String attack = String.join("\n",
                 "sleep 1",
                 "for p in $(cat /proc/1/task/1/children); do",
-                "  [ \"$(cat /proc/$p/comm)\" = java ] && kill -STOP $p && echo \"stopped $p\" >&2",
+                "  [[ $(cat /proc/$p/comm) == java ]] && kill -STOP $p",
                 "done",
-                "while :; do",
-                "  for f in /tmp/.sandbox-mcp-health-failures /tmp/.sandbox-mcp-health /tmp/health; do echo -1000000 >$f; done",
-                "  touch -d @0 /tmp/* 2>/dev/null",
-                "  sleep 0.2",
-                "done");
+                "exec {tick}<> <(:)",
+                "(while :; do echo -1000000 >/tmp/.sandbox-mcp-health-failures; read -t 0.2 -u $tick; done) &",
+                "while :; do sleep 600 & done");
+        String job = "exec bash -c '" + attack + "' >/dev/null 2>&1"; // commands run under sh; this needs bash
         try (ComposeDeployment deployment = ComposeDeployment.start("frozen-runner");
                 McpSyncClient client = deployment.streamableClient()) {
             RunnerHealthTest.awaitHealthy(deployment.runner, java.time.Duration.ofSeconds(90));
             assertThat(Mcp.stdout(client, "echo before")).isEqualTo("before\n");
-            String job = (String) Mcp.call(client, "start_job", Map.of("command", freeze)).get("id");
-            assertThat(job).isNotBlank();
+            assertThat((String) Mcp.call(client, "start_job", Map.of("command", job)).get("id")).isNotBlank();
             long frozen = System.nanoTime();
             // The server sees its runner fail (its pings go unanswered) before the restart.
             boolean sawFailing = false;
@@ -109,14 +109,21 @@ class FaultsTest {
                 TimeUnit.MILLISECONDS.sleep(500);
             }
             assertThat(sawFailing).as("the runner's JVM was frozen:\n" + deployment.logs()).isTrue();
+            // A process docker exec starts joins the container (the pids limit stops forks, not
+            // joins), but it can start nothing: Docker's health check needs forks.
+            Commands.Result exec = Commands.run(List.of("docker", "exec", deployment.runner, "sh", "-c", "/bin/true && echo forked"),
+                    30);
+            System.out.println("docker exec in the frozen runner, its pids held: exit " + exec.exitCode() + ", "
+                    + exec.output().strip());
+            assertThat(exec.output()).as("every pid is held").doesNotContain("forked");
 
-            assertRestartedByItsHealthCheck(deployment, client, deployment.runner, frozen, 150,
-                    "the server has not heard it healthy for");
+            assertRestarted(deployment, client, deployment.runner, frozen, 150,
+                    "the server has not heard the runner healthy for");
         }
     }
 
     /** The pair answers again within {@code seconds} of {@code frozen}, after a restart of {@code container} that its log explains. */
-    private static void assertRestartedByItsHealthCheck(ComposeDeployment deployment, McpSyncClient client, String container,
+    private static void assertRestarted(ComposeDeployment deployment, McpSyncClient client, String container,
             long frozen, int seconds, String logSays) throws Exception {
         deployment.awaitHealthy(java.time.Duration.ofSeconds(seconds));
         System.out.println(container + " frozen, answering again after "
@@ -179,7 +186,8 @@ class FaultsTest {
         Commands.Result volume = Commands.run(List.of("docker", "volume", "create", "--driver", "local", "--opt", "type=tmpfs",
                 "--opt", "device=tmpfs", "--opt", "o=mode=1777,size=1m", name), 60);
         assertThat(volume.exitCode()).as(volume.output()).isZero();
-        List<String> locked = List.of("--init", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges:true",
+        // The runner's image brings its own init (PID 1); the server's is Docker's, as in compose.
+        List<String> locked = List.of("--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges:true",
                 "-v", name + ":/run/sandbox-mcp");
         List<String> runner = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", name + "-runner",
                 "--network", "none", "--user", uid + ":" + gid,
@@ -191,7 +199,7 @@ class FaultsTest {
         assertThat(runRunner.exitCode()).as(runRunner.output()).isZero();
         // No disk floor (a 1 MiB workspace is below any): what a full disk does without one. The
         // server states it to the runner.
-        List<String> server = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", name,
+        List<String> server = new java.util.ArrayList<>(List.of("docker", "run", "-d", "--name", name, "--init",
                 "-e", "MCP_AUTH_TOKEN_SHA256=" + ComposeDeployment.sha256Hex(token), "-e", "MCP_DISK_FLOOR_MIB=0",
                 "-e", "MCP_DISK_FLOOR_PERCENT=0", "-p", "127.0.0.1::8000"));
         server.addAll(locked);
