@@ -177,15 +177,16 @@ public final class TicketOffice implements AutoCloseable {
 
     /**
      * What {@value #STATE} says: the runner's {@code status} as the server last heard it, when
-     * that was written ({@code at}, epoch seconds) and for how many seconds the status had held
-     * then (measured on the monotonic clock, so a step of the wall clock cannot stretch or hide a
-     * failure). The runner's init restarts its container from these ({@code infra/image/runner-init}):
+     * that was written ({@code at}, epoch seconds) and for how many seconds the runner had then
+     * been ok, or not ok ({@code failing} and {@code disconnected} alike), measured on the
+     * monotonic clock so that a step of the wall clock cannot stretch or hide a failure. The runner's init restarts its container from these ({@code infra/image/runner-init}):
      * a count of its own would live where the runner's commands can write.
      */
     record State(String status, long at, long sinceNanos, long nanos) {
 
         State next(String status, long at, long nanos) {
-            return new State(status, at, status.equals(this.status) ? sinceNanos : nanos, nanos);
+            boolean continues = !this.status.isEmpty() && "ok".equals(status) == "ok".equals(this.status);
+            return new State(status, at, continues ? sinceNanos : nanos, nanos);
         }
 
         long heldSeconds() {

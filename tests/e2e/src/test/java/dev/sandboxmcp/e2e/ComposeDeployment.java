@@ -259,6 +259,12 @@ final class ComposeDeployment implements AutoCloseable {
         return logs(container);
     }
 
+    /** How many times Docker's restart policy has restarted {@code container}. */
+    static int restarts(String container) throws IOException, InterruptedException {
+        return Integer.parseInt(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", container), 30)
+                .output().strip());
+    }
+
     static String logs(String container) throws IOException, InterruptedException {
         return Commands.run(List.of("docker", "logs", "--tail", "200", container), 30).output();
     }

@@ -263,8 +263,11 @@ class ContainerBoundaryTest {
                 + "{{.HostConfig.Init}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}} {{.HostConfig.RestartPolicy.Name}} "
                 + "{{.HostConfig.NetworkMode}} " + LOG_ROTATION;
         String runner = Commands.run(List.of("docker", "inspect", "-f", format, deployment.runner), 30).output().strip();
-        assertThat(Arrays.asList(runner.split(" "))).containsExactly("true", "128", "1073741824", "2000000000", "true",
+        // No Docker init in the runner: its image's entrypoint is its own (PID 1, infra/image/runner-init).
+        assertThat(Arrays.asList(runner.split(" "))).containsExactly("true", "128", "1073741824", "2000000000", "false",
                 "[ALL]", "[no-new-privileges:true]", "unless-stopped", "none", "json-file", "10m", "3");
+        assertThat(Commands.run(List.of("docker", "exec", deployment.runner, "cat", "/proc/1/comm"), 30).output())
+                .isEqualTo("runner-init\n");
         String server = Commands.run(List.of("docker", "inspect", "-f", format, deployment.container), 30).output().strip();
         assertThat(Arrays.asList(server.split(" "))).containsExactly("true", "64", "536870912", "1000000000", "true",
                 "[ALL]", "[no-new-privileges:true]", "unless-stopped", deployment.network, "json-file", "10m", "3");

@@ -74,41 +74,42 @@ class FaultsTest {
             long frozen = System.nanoTime();
             assertThat(deployment.health()).as("a stopped server does not answer").isNotEqualTo(200);
 
-            assertRestarted(deployment, client, deployment.container, frozen, 60, "failed probes in a row");
+            assertRestarted(deployment, client, deployment.container, 0, frozen, 60, "failed probes in a row");
         }
     }
 
+    /** A command's lines that SIGSTOP the runner's JVM (the init's child). */
+    private static final String FREEZE_THE_JVM = String.join("\n",
+            "for p in $(cat /proc/1/task/1/children); do",
+            "  [[ $(cat /proc/$p/comm) == java ]] && kill -STOP $p",
+            "done");
+
     /**
-     * The attack: a command (a job, which outlives its call and which a frozen runner never
-     * sweeps) freezes the runner's JVM, keeps writing what a health check might count its
-     * failures in (the runner's /tmp is its commands' too), and holds every pid the container may
-     * have, so that no {@code docker exec} (Docker's health check, an operator) can even start.
-     * The runner's init (PID 1) still restarts the container, and calls work again.
+     * A command (a job, which outlives its call and which a frozen runner never sweeps) freezes
+     * the runner's JVM and then does what it can against what should restart it: first it keeps
+     * writing what a health check might count its failures in (the runner's /tmp is its commands'
+     * too) and holds every pid the container may have, so that no {@code docker exec} (Docker's
+     * health check, an operator) can start anything; then, after the restart, it lowers the
+     * init's limit of open files so that it cannot read the server's state. Before both, it tries
+     * to read the init's environment and to end it with the signals bash handles. The runner's
+     * init (PID 1) restarts the container each time, and calls work again.
      */
     @Test
-    void runnerFrozenByACommandThatHoldsEveryPidIsRestartedByItsInit() throws Exception {
-        String attack = String.join("\n",
-                "sleep 1",
-                "for p in $(cat /proc/1/task/1/children); do",
-                "  [[ $(cat /proc/$p/comm) == java ]] && kill -STOP $p",
-                "done",
+    void runnerFrozenByACommandIsRestartedByItsInitWhateverTheCommandDoesToIt() throws Exception {
+        String holdEveryPid = String.join("\n", "sleep 1", FREEZE_THE_JVM,
                 "exec {tick}<> <(:)",
                 "(while :; do echo -1000000 >/tmp/.sandbox-mcp-health-failures; read -t 0.2 -u $tick; done) &",
                 "while :; do sleep 600 & done");
-        String job = "exec bash -c '" + attack + "' >/dev/null 2>&1"; // commands run under sh; this needs bash
+        String blindTheInit = String.join("\n", "sleep 1", "prlimit --pid 1 --nofile=3:3", FREEZE_THE_JVM);
         try (ComposeDeployment deployment = ComposeDeployment.start("frozen-runner");
                 McpSyncClient client = deployment.streamableClient()) {
             RunnerHealthTest.awaitHealthy(deployment.runner, java.time.Duration.ofSeconds(90));
-            assertThat(Mcp.stdout(client, "echo before")).isEqualTo("before\n");
-            assertThat((String) Mcp.call(client, "start_job", Map.of("command", job)).get("id")).isNotBlank();
-            long frozen = System.nanoTime();
-            // The server sees its runner fail (its pings go unanswered) before the restart.
-            boolean sawFailing = false;
-            while (!sawFailing && System.nanoTime() - frozen < TimeUnit.SECONDS.toNanos(30)) {
-                sawFailing = !deployment.pairHealthy();
-                TimeUnit.MILLISECONDS.sleep(500);
-            }
-            assertThat(sawFailing).as("the runner's JVM was frozen:\n" + deployment.logs()).isTrue();
+            String reach = Mcp.stdout(client, "cat /proc/1/environ >/dev/null 2>&1 && echo readable || echo denied; "
+                    + "for s in HUP USR1 USR2 PIPE ALRM XCPU XFSZ VTALRM; do kill -$s 1; done; sleep 1; echo alive");
+            assertThat(reach).as("the init is not dumpable, and outlives those signals").isEqualTo("denied\nalive\n");
+            assertThat(ComposeDeployment.restarts(deployment.runner)).isZero();
+
+            long frozen = freezeFromAJob(deployment, client, holdEveryPid);
             // A process docker exec starts joins the container (the pids limit stops forks, not
             // joins), but it can start nothing: Docker's health check needs forks.
             Commands.Result exec = Commands.run(List.of("docker", "exec", deployment.runner, "sh", "-c", "/bin/true && echo forked"),
@@ -116,21 +117,40 @@ class FaultsTest {
             System.out.println("docker exec in the frozen runner, its pids held: exit " + exec.exitCode() + ", "
                     + exec.output().strip());
             assertThat(exec.output()).as("every pid is held").doesNotContain("forked");
-
-            assertRestarted(deployment, client, deployment.runner, frozen, 150,
+            assertRestarted(deployment, client, deployment.runner, 0, frozen, 150,
                     "the server has not heard the runner healthy for");
+
+            int restarts = ComposeDeployment.restarts(deployment.runner);
+            frozen = freezeFromAJob(deployment, client, blindTheInit);
+            assertRestarted(deployment, client, deployment.runner, restarts, frozen, 150, "runner.state cannot be read");
         }
     }
 
-    /** The pair answers again within {@code seconds} of {@code frozen}, after a restart of {@code container} that its log explains. */
-    private static void assertRestarted(ComposeDeployment deployment, McpSyncClient client, String container,
+    /** Starts {@code script} as a job under bash and waits until the server has heard the runner fail; returns when. */
+    private static long freezeFromAJob(ComposeDeployment deployment, McpSyncClient client, String script) throws Exception {
+        String job = "exec bash -c '" + script + "' >/dev/null 2>&1"; // commands run under sh
+        assertThat((String) Mcp.call(client, "start_job", Map.of("command", job)).get("id")).isNotBlank();
+        long frozen = System.nanoTime();
+        boolean sawFailing = false;
+        while (!sawFailing && System.nanoTime() - frozen < TimeUnit.SECONDS.toNanos(30)) {
+            sawFailing = !deployment.pairHealthy();
+            TimeUnit.MILLISECONDS.sleep(500);
+        }
+        assertThat(sawFailing).as("the runner's JVM was frozen:\n" + deployment.logs()).isTrue();
+        return frozen;
+    }
+
+    /**
+     * The pair answers again within {@code seconds} of {@code frozen}, after a restart of
+     * {@code container} (restarted {@code before} times until then) that its log explains.
+     */
+    private static void assertRestarted(ComposeDeployment deployment, McpSyncClient client, String container, int before,
             long frozen, int seconds, String logSays) throws Exception {
         deployment.awaitHealthy(java.time.Duration.ofSeconds(seconds));
         System.out.println(container + " frozen, answering again after "
                 + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - frozen) + " s");
         assertThat(Mcp.stdout(client, "echo after")).isEqualTo("after\n");
-        Commands.Result restarts = Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", container), 30);
-        assertThat(Integer.parseInt(restarts.output().strip())).as(container + " restarted").isPositive();
+        assertThat(ComposeDeployment.restarts(container)).as(container + " restarted").isGreaterThan(before);
         assertThat(ComposeDeployment.logs(container)).contains(logSays);
     }
 

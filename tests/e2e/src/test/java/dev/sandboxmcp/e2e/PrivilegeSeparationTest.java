@@ -58,11 +58,6 @@ class PrivilegeSeparationTest {
         return "\"" + secret.substring(0, half) + "\"\"" + secret.substring(half) + "\"";
     }
 
-    int restarts(String container) throws Exception {
-        return Integer.parseInt(Commands.run(List.of("docker", "inspect", "-f", "{{.RestartCount}}", container), 30)
-                .output().strip());
-    }
-
     @Test
     void attachSignalsAndASearchOfEverythingReadableFindNeitherTheTokenNorItsDigest() throws Exception {
         String digest = ComposeDeployment.sha256Hex(deployment.token);
@@ -95,11 +90,11 @@ class PrivilegeSeparationTest {
         assertThat(serverFailures).as("the server answered /healthz throughout").hasValue(0);
         assertThat(serverAnswers.get()).isPositive();
         awaitCommands(Duration.ofSeconds(75));
-        assertThat(restarts(deployment.container)).isZero();
+        assertThat(ComposeDeployment.restarts(deployment.container)).isZero();
     }
 
     @Test
-    void frozenRunnerGivesCallsAClearErrorAndItsHealthCheckRestartsIt() throws Exception {
+    void frozenRunnerGivesCallsAClearErrorAndItsInitRestartsIt() throws Exception {
         String init = Commands.run(List.of("docker", "inspect", "-f", "{{.State.Pid}}", deployment.runner), 30).output().strip();
         String jvm = Commands.run(List.of("pgrep", "-P", init, "-x", "java"), 30).output().strip();
         assertThat(jvm).matches("[0-9]+");
@@ -110,9 +105,9 @@ class PrivilegeSeparationTest {
         assertThat(frozen.content().toString()).contains("did not answer within");
         assertThat(deployment.health()).isEqualTo(200);
         awaitCommands(Duration.ofSeconds(75));
-        assertThat(restarts(deployment.runner)).isPositive();
-        assertThat(restarts(deployment.container)).isZero();
-        assertThat(ComposeDeployment.logs(deployment.runner)).contains("failed probes in a row");
+        assertThat(ComposeDeployment.restarts(deployment.runner)).isPositive();
+        assertThat(ComposeDeployment.restarts(deployment.container)).isZero();
+        assertThat(ComposeDeployment.logs(deployment.runner)).contains("the server has not heard the runner healthy for");
     }
 
     /** Waits until a command runs again (the runner restarted, or was never down). */
@@ -141,8 +136,8 @@ class PrivilegeSeparationTest {
         // Meanwhile the server answers, with a clear error for calls and its own health.
         assertThat(deployment.health()).isEqualTo(200);
         awaitCommands(Duration.ofSeconds(60));
-        assertThat(restarts(deployment.runner)).isPositive();
-        assertThat(restarts(deployment.container)).isZero();
+        assertThat(ComposeDeployment.restarts(deployment.runner)).isPositive();
+        assertThat(ComposeDeployment.restarts(deployment.container)).isZero();
     }
 
     @Test
@@ -167,8 +162,8 @@ class PrivilegeSeparationTest {
         assertThat((Integer) hog.get("exit_code")).as("the command was killed, not the runner").isNotZero();
         assertThat(deployment.health()).isEqualTo(200);
         assertThat(sh("echo alive")).isEqualTo("alive\n");
-        assertThat(restarts(deployment.container)).isZero();
-        assertThat(restarts(deployment.runner)).isZero();
+        assertThat(ComposeDeployment.restarts(deployment.container)).isZero();
+        assertThat(ComposeDeployment.restarts(deployment.runner)).isZero();
     }
 
     @Test
