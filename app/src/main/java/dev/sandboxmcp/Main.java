@@ -165,8 +165,7 @@ public final class Main {
                     limits, CHILD_RUNNER_READY);
         } else {
             ChannelListener listener = ChannelListener.start(config.runnerSocket(), runner, runnerSends(limits), limits);
-            TicketOffice office = TicketOffice.start(listener, runner, TICKET_GRACE,
-                    () -> health.report().healthy() ? "ok" : "failing");
+            TicketOffice office = TicketOffice.start(listener, runner, TICKET_GRACE, () -> health.report().healthy());
             channel = () -> {
                 office.close();
                 listener.close();

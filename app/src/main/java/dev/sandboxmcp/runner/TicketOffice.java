@@ -13,7 +13,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
+import java.util.Locale;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +44,7 @@ public final class TicketOffice implements AutoCloseable {
     private final ChannelListener listener;
     private final RunnerLink link;
     private final Duration grace;
-    private final Supplier<String> health;
+    private final BooleanSupplier healthy;
     private final Thread clerk;
     private long lockFreeSince = -1;
     /** No runner has ever had a secret from this volume: the first ticket needs no grace. */
@@ -52,25 +53,25 @@ public final class TicketOffice implements AutoCloseable {
     private long lastState;
     /** One write of {@value #STATE} at a time, so that they land in order. */
     private final AtomicBoolean writingState = new AtomicBoolean();
-    private State state = new State("", 0, 0, 0); // guarded by this
+    private State state = State.NONE; // guarded by this
     private volatile boolean closed;
 
-    private TicketOffice(Path directory, ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health,
+    private TicketOffice(Path directory, ChannelListener listener, RunnerLink link, Duration grace, BooleanSupplier healthy,
             boolean newVolume) {
         this.directory = directory;
         this.listener = listener;
         this.link = link;
         this.grace = grace;
-        this.health = health;
+        this.healthy = healthy;
         this.newVolume = newVolume;
         this.clerk = Thread.ofPlatform().name("channel-tickets").daemon().unstarted(this::run);
     }
 
     /**
-     * Starts publishing tickets in the socket's directory for {@code listener}; {@code health}
-     * gives the status written to {@value #STATE} ({@code ok} or {@code failing}) every few seconds.
+     * Starts publishing tickets in the socket's directory for {@code listener}; every few seconds
+     * {@value #STATE} says whether the runner is connected and, if so, whether {@code healthy}.
      */
-    public static TicketOffice start(ChannelListener listener, RunnerLink link, Duration grace, Supplier<String> health)
+    public static TicketOffice start(ChannelListener listener, RunnerLink link, Duration grace, BooleanSupplier healthy)
             throws IOException {
         Path directory = listener.socket().toAbsolutePath().getParent();
         Files.deleteIfExists(directory.resolve(TICKET));
@@ -79,7 +80,7 @@ public final class TicketOffice implements AutoCloseable {
         if (newVolume) {
             Files.createFile(lock, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
         }
-        TicketOffice office = new TicketOffice(directory, listener, link, grace, health, newVolume);
+        TicketOffice office = new TicketOffice(directory, listener, link, grace, healthy, newVolume);
         listener.onProven(office::proven);
         office.clerk.start();
         return office;
@@ -158,7 +159,7 @@ public final class TicketOffice implements AutoCloseable {
 
     private void writeState() {
         try {
-            String status = link.connected() ? health.get() : "disconnected";
+            Status status = !link.connected() ? Status.DISCONNECTED : healthy.getAsBoolean() ? Status.OK : Status.FAILING;
             State now;
             synchronized (this) {
                 state = state.next(status, System.currentTimeMillis() / 1000, System.nanoTime());
@@ -169,23 +170,36 @@ public final class TicketOffice implements AutoCloseable {
             Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
             Files.move(temporary, directory.resolve(STATE), StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("could not write the runner's state for its health check: {}", e.toString());
+            LOG.warn("could not write the runner's state for its init and health check: {}", e.toString());
         } finally {
             writingState.set(false);
         }
     }
 
-    /**
-     * What {@value #STATE} says: the runner's {@code status} as the server last heard it, when
-     * that was written ({@code at}, epoch seconds) and for how many seconds the runner had then
-     * been ok, or not ok ({@code failing} and {@code disconnected} alike), measured on the
-     * monotonic clock so that a step of the wall clock cannot stretch or hide a failure. The runner's init restarts its container from these ({@code infra/image/runner-init}):
-     * a count of its own would live where the runner's commands can write.
-     */
-    record State(String status, long at, long sinceNanos, long nanos) {
+    /** What the server last heard from the runner, written to {@value #STATE} as its {@link #word}. */
+    enum Status {
+        OK, FAILING, DISCONNECTED;
 
-        State next(String status, long at, long nanos) {
-            boolean continues = !this.status.isEmpty() && "ok".equals(status) == "ok".equals(this.status);
+        String word() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * What {@value #STATE} says: the runner's {@code status}, when that was written ({@code at},
+     * epoch seconds) and for how many seconds the runner had then been ok, or not ok (failing and
+     * disconnected alike), measured on the monotonic clock so that a step of the wall clock cannot
+     * stretch or hide a failure. The runner's init restarts its container from these
+     * ({@code infra/image/runner-init}): a count of its own would live where the runner's commands
+     * can write.
+     */
+    record State(Status status, long at, long sinceNanos, long nanos) {
+
+        /** Before the first write. */
+        static final State NONE = new State(null, 0, 0, 0);
+
+        State next(Status status, long at, long nanos) {
+            boolean continues = this.status != null && (status == Status.OK) == (this.status == Status.OK);
             return new State(status, at, continues ? sinceNanos : nanos, nanos);
         }
 
@@ -194,7 +208,7 @@ public final class TicketOffice implements AutoCloseable {
         }
 
         String line() {
-            return status + " " + at + " " + heldSeconds() + "\n";
+            return status.word() + " " + at + " " + heldSeconds() + "\n";
         }
     }
 

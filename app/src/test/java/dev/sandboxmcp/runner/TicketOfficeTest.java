@@ -1,5 +1,8 @@
 package dev.sandboxmcp.runner;
 
+import static dev.sandboxmcp.runner.TicketOffice.Status.DISCONNECTED;
+import static dev.sandboxmcp.runner.TicketOffice.Status.FAILING;
+import static dev.sandboxmcp.runner.TicketOffice.Status.OK;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.channels.FileChannel;
@@ -41,7 +44,7 @@ class TicketOfficeTest {
         ChannelListener listener = ChannelListener.start(dir.resolve("runner.sock"), link, ChannelTest.BOUNDS,
                 dev.sandboxmcp.config.Limits.defaults());
         open.add(listener);
-        TicketOffice office = TicketOffice.start(listener, link, grace, () -> "ok");
+        TicketOffice office = TicketOffice.start(listener, link, grace, () -> true);
         open.add(office);
         return office;
     }
@@ -93,15 +96,14 @@ class TicketOfficeTest {
     @Test
     void theStateSaysHowLongTheRunnerHasBeenOkOrNotOnTheMonotonicClock() {
         long second = 1_000_000_000L;
-        TicketOffice.State state = new TicketOffice.State("", 0, 0, 0).next("ok", 100, 7 * second)
-                .next("ok", 105, 12 * second);
+        TicketOffice.State state = TicketOffice.State.NONE.next(OK, 100, 7 * second).next(OK, 105, 12 * second);
         assertThat(state.line()).isEqualTo("ok 105 5\n");
-        state = state.next("failing", 110, 17 * second).next("failing", 115, 22 * second);
+        state = state.next(FAILING, 110, 17 * second).next(FAILING, 115, 22 * second);
         assertThat(state.line()).as("held since the first failing write").isEqualTo("failing 115 5\n");
-        state = state.next("failing", 60, 27 * second);
+        state = state.next(FAILING, 60, 27 * second);
         assertThat(state.line()).as("the wall clock stepped back: still held 10 s").isEqualTo("failing 60 10\n");
-        state = state.next("disconnected", 65, 32 * second);
+        state = state.next(DISCONNECTED, 65, 32 * second);
         assertThat(state.line()).as("not ok since the first failing write").isEqualTo("disconnected 65 15\n");
-        assertThat(state.next("ok", 70, 37 * second).line()).isEqualTo("ok 70 0\n");
+        assertThat(state.next(OK, 70, 37 * second).line()).isEqualTo("ok 70 0\n");
     }
 }
