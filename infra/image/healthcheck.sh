@@ -42,11 +42,13 @@ probe() {
       ;;
     runner)
       # What the server last heard from the runner over the channel (it pings every few seconds
-      # and writes "ok|failing|disconnected <written at, epoch s> <held, s>" where commands
-      # cannot write: the volume is read-only here). Starts no command, so the idle sweep has
-      # nothing to do with it.
-      read -r status at _ <"${MCP_RUNNER_SOCKET%/*}/runner.state" || return 1
-      [ "$status" = ok ] && [ $(($(date +%s) - at)) -le 30 ]
+      # and writes "ok|failing|disconnected <written at, epoch s> <held, s> <current for, s>"
+      # where commands cannot write: the volume is read-only here). Starts no command, so the
+      # idle sweep has nothing to do with it.
+      read -r status at _ fresh <"${MCP_RUNNER_SOCKET%/*}/runner.state"
+      case "$at:$fresh" in [0-9]*:[0-9]*) ;; *) return 1 ;; esac
+      case "$at$fresh" in *[!0-9]*) return 1 ;; esac
+      [ "$status" = ok ] && [ $(($(date +%s) - at)) -le "$fresh" ]
       ;;
     proxy)
       # Squid answering on the sandbox's side (the address egress-proxy.sh wrote): a name that

@@ -38,6 +38,13 @@ public final class TicketOffice implements AutoCloseable {
     public static final String LOCK = "runner.lock";
     public static final String STATE = "runner.state";
     static final Duration TICK = Duration.ofMillis(200);
+    /** How often {@value #STATE} is written. */
+    static final Duration STATE_EVERY = Duration.ofSeconds(5);
+    /**
+     * How long a line of {@value #STATE} stays current, written into it: an older one means this
+     * server is not writing (down, restarting), which is no fault of the runner's.
+     */
+    static final Duration STATE_FRESH_FOR = STATE_EVERY.multipliedBy(6);
     private static final Logger LOG = LoggerFactory.getLogger(TicketOffice.class);
 
     private final Path directory;
@@ -113,7 +120,7 @@ public final class TicketOffice implements AutoCloseable {
 
     private synchronized void tick() throws IOException {
         long now = System.nanoTime();
-        if (now - lastState > Duration.ofSeconds(5).toNanos() && writingState.compareAndSet(false, true)) {
+        if (now - lastState > STATE_EVERY.toNanos() && writingState.compareAndSet(false, true)) {
             lastState = now;
             Thread.ofVirtual().start(this::writeState);
         }
@@ -187,9 +194,10 @@ public final class TicketOffice implements AutoCloseable {
 
     /**
      * What {@value #STATE} says: the runner's {@code status}, when that was written ({@code at},
-     * epoch seconds) and for how many seconds the runner had then been ok, or not ok (failing and
+     * epoch seconds), for how many seconds the runner had then been ok, or not ok (failing and
      * disconnected alike), measured on the monotonic clock so that a step of the wall clock cannot
-     * stretch or hide a failure. The runner's init restarts its container from these
+     * stretch or hide a failure, and for how many seconds after {@code at} the line is current
+     * ({@link #STATE_FRESH_FOR}, so that its readers need no number of their own). The runner's init restarts its container from these
      * ({@code infra/image/runner-init}): a count of its own would live where the runner's commands
      * can write.
      */
@@ -208,7 +216,7 @@ public final class TicketOffice implements AutoCloseable {
         }
 
         String line() {
-            return status.word() + " " + at + " " + heldSeconds() + "\n";
+            return status.word() + " " + at + " " + heldSeconds() + " " + STATE_FRESH_FOR.toSeconds() + "\n";
         }
     }
 

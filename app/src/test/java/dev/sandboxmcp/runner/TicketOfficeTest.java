@@ -96,14 +96,15 @@ class TicketOfficeTest {
     @Test
     void theStateSaysHowLongTheRunnerHasBeenOkOrNotOnTheMonotonicClock() {
         long second = 1_000_000_000L;
+        String fresh = " " + TicketOffice.STATE_FRESH_FOR.toSeconds() + "\n"; // how long each line is current
         TicketOffice.State state = TicketOffice.State.NONE.next(OK, 100, 7 * second).next(OK, 105, 12 * second);
-        assertThat(state.line()).isEqualTo("ok 105 5\n");
+        assertThat(state.line()).isEqualTo("ok 105 5" + fresh);
         state = state.next(FAILING, 110, 17 * second).next(FAILING, 115, 22 * second);
-        assertThat(state.line()).as("held since the first failing write").isEqualTo("failing 115 5\n");
+        assertThat(state.line()).as("held since the first failing write").isEqualTo("failing 115 5" + fresh);
         state = state.next(FAILING, 60, 27 * second);
-        assertThat(state.line()).as("the wall clock stepped back: still held 10 s").isEqualTo("failing 60 10\n");
+        assertThat(state.line()).as("the wall clock stepped back: still held 10 s").isEqualTo("failing 60 10" + fresh);
         state = state.next(DISCONNECTED, 65, 32 * second);
-        assertThat(state.line()).as("not ok since the first failing write").isEqualTo("disconnected 65 15\n");
-        assertThat(state.next(OK, 70, 37 * second).line()).isEqualTo("ok 70 0\n");
+        assertThat(state.line()).as("not ok since the first failing write").isEqualTo("disconnected 65 15" + fresh);
+        assertThat(state.next(OK, 70, 37 * second).line()).isEqualTo("ok 70 0" + fresh);
     }
 }
