@@ -6,20 +6,28 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tells when the client of a request being handled goes away. Jetty reads nothing from a
  * connection while its request is handled (the body is in), so it never learns that the client
  * closed it; the kernel does: the connection's TCP state turns to CLOSE_WAIT when the client's FIN
  * arrives, and the connection leaves the table when it resets. This watches that state in
- * {@code /proc/self/net/tcp} and {@code tcp6} (this process's network namespace) twice a second.
- * A client that only half-closes (shuts down its sending side but waits for the answer) looks
- * the same and is taken as gone too, as nginx takes it.
+ * {@code /proc/self/net/tcp} and {@code tcp6} (this process's network namespace) twice a second,
+ * one reading of the tables for every watched call. A client that only half-closes (shuts down
+ * its sending side but waits for the answer) looks the same and is taken as gone too, as nginx
+ * takes it.
  */
 final class ClientDisconnect implements AutoCloseable {
 
@@ -27,52 +35,26 @@ final class ClientDisconnect implements AutoCloseable {
     private static final List<Path> TABLES = List.of(Path.of("/proc/self/net/tcp"), Path.of("/proc/self/net/tcp6"));
     private static final String ESTABLISHED = "01";
     private static final String CLOSE_WAIT = "08";
+    private static final Logger LOG = LoggerFactory.getLogger(ClientDisconnect.class);
 
-    /** One thread looks at every watched connection: a watch costs a scheduled task, not a thread. */
-    private static final ScheduledThreadPoolExecutor LOOKS = looks();
+    /** One thread looks at every watched connection, while there is one: a watch costs a set entry. */
+    private static final ScheduledThreadPoolExecutor LOOKS = new ScheduledThreadPoolExecutor(1,
+            Thread.ofPlatform().name("client-disconnect").daemon().factory());
+    private static final Set<ClientDisconnect> WATCHED = ConcurrentHashMap.newKeySet();
+    private static ScheduledFuture<?> looking; // guarded by ClientDisconnect.class
 
-    private static ScheduledThreadPoolExecutor looks() {
-        ScheduledThreadPoolExecutor looks = new ScheduledThreadPoolExecutor(1,
-                Thread.ofPlatform().name("client-disconnect").daemon().factory());
-        looks.setRemoveOnCancelPolicy(true); // a call that ends leaves nothing queued behind it
-        return looks;
-    }
+    /** A connection as the tables name it: our port, the client's address and port. */
+    record Connection(int localPort, InetAddress remote, int remotePort) { }
 
-    private final InetAddress remote;
-    private final int remotePort;
-    private final int localPort;
+    private final Connection connection;
     private final Runnable action;
-    private volatile ScheduledFuture<?> looking;
-    private boolean seen;
-    private volatile boolean closed;
+    private final long since = System.nanoTime();
+    private boolean seen; // only the looking thread reads and writes it
+    private final AtomicBoolean over = new AtomicBoolean();
 
-    private ClientDisconnect(InetAddress remote, int remotePort, int localPort, Runnable action) {
-        this.remote = remote;
-        this.remotePort = remotePort;
-        this.localPort = localPort;
+    private ClientDisconnect(Connection connection, Runnable action) {
+        this.connection = connection;
         this.action = action;
-    }
-
-    private ClientDisconnect start() {
-        // Most calls are over before the first look.
-        long interval = INTERVAL.toMillis();
-        looking = LOOKS.scheduleWithFixedDelay(this::look, interval, interval, TimeUnit.MILLISECONDS);
-        return this;
-    }
-
-    private void look() {
-        if (closed) {
-            return;
-        }
-        String state = state(remote, remotePort, localPort);
-        if (CLOSE_WAIT.equals(state) || (state == null && seen)) {
-            looking.cancel(false);
-            if (!closed) {
-                action.run();
-            }
-            return;
-        }
-        seen |= ESTABLISHED.equals(state);
     }
 
     /**
@@ -80,18 +62,62 @@ final class ClientDisconnect implements AutoCloseable {
      * remotePort} to our {@code localPort} closes it before this watch is closed.
      */
     static ClientDisconnect watch(String remoteAddress, int remotePort, int localPort, Runnable action) {
+        InetAddress remote;
         try {
-            return new ClientDisconnect(InetAddress.ofLiteral(remoteAddress), remotePort, localPort, action).start();
+            remote = InetAddress.ofLiteral(remoteAddress);
         } catch (IllegalArgumentException notAnAddress) {
-            return new ClientDisconnect(null, remotePort, localPort, () -> { }).start();
+            return new ClientDisconnect(null, () -> { }); // nothing to look for
+        }
+        ClientDisconnect watch = new ClientDisconnect(new Connection(localPort, remote, remotePort), action);
+        synchronized (ClientDisconnect.class) {
+            WATCHED.add(watch);
+            if (looking == null) {
+                long interval = INTERVAL.toMillis();
+                looking = LOOKS.scheduleWithFixedDelay(ClientDisconnect::lookAtAll, interval, interval, TimeUnit.MILLISECONDS);
+            }
+        }
+        return watch;
+    }
+
+    private static void lookAtAll() {
+        synchronized (ClientDisconnect.class) {
+            if (WATCHED.isEmpty()) {
+                looking.cancel(false);
+                looking = null;
+                return;
+            }
+        }
+        long now = System.nanoTime();
+        Map<Connection, String> states = null;
+        for (ClientDisconnect watch : WATCHED) {
+            if (now - watch.since < INTERVAL.toNanos()) {
+                continue; // most calls are over before their first look
+            }
+            if (states == null) {
+                states = states();
+            }
+            watch.look(states.get(watch.connection));
         }
     }
 
-    /** The connection's state (two hex digits), or null when the table does not hold it. */
-    static String state(InetAddress remote, int remotePort, int localPort) {
-        if (remote == null) {
-            return null;
+    private void look(String state) {
+        if (CLOSE_WAIT.equals(state) || (state == null && seen)) {
+            if (over.compareAndSet(false, true)) {
+                WATCHED.remove(this);
+                try {
+                    action.run();
+                } catch (RuntimeException e) { // would end the looking for every other call
+                    LOG.error("acting on a client that went away", e);
+                }
+            }
+            return;
         }
+        seen |= ESTABLISHED.equals(state);
+    }
+
+    /** Every TCP connection of this process's network namespace and its state (two hex digits). */
+    static Map<Connection, String> states() {
+        Map<Connection, String> states = new HashMap<>();
         for (Path table : TABLES) {
             List<String> lines;
             try {
@@ -101,13 +127,12 @@ final class ClientDisconnect implements AutoCloseable {
             }
             for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
                 String[] fields = line.strip().split("\\s+");
-                if (fields.length > 3 && port(fields[1]) == localPort && port(fields[2]) == remotePort
-                        && remote.equals(address(fields[2]))) {
-                    return fields[3];
+                if (fields.length > 3) {
+                    states.putIfAbsent(new Connection(port(fields[1]), address(fields[2]), port(fields[2])), fields[3]);
                 }
             }
         }
-        return null;
+        return states;
     }
 
     private static int port(String endpoint) {
@@ -132,7 +157,7 @@ final class ClientDisconnect implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
-        looking.cancel(false);
+        over.set(true);
+        WATCHED.remove(this);
     }
 }
