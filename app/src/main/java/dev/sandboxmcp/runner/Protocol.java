@@ -611,7 +611,13 @@ final class Protocol {
                 }
                 case VALUE_STRING -> in.getString();
                 case VALUE_NUMBER_INT -> in.getNumberValue();
-                case VALUE_NUMBER_FLOAT -> in.getDoubleValue();
+                case VALUE_NUMBER_FLOAT -> {
+                    double number = in.getDoubleValue();
+                    if (!Double.isFinite(number)) { // 1e400: it would go out to the client as the string "Infinity"
+                        throw new Violation("a " + kind + " message with a number out of a double's range");
+                    }
+                    yield number;
+                }
                 case VALUE_TRUE -> Boolean.TRUE;
                 case VALUE_FALSE -> Boolean.FALSE;
                 case VALUE_NULL -> null;

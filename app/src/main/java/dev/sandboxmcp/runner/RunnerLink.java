@@ -48,8 +48,29 @@ public final class RunnerLink implements ToolExecutor {
         }
     }
 
-    /** A call or ping waiting for its answer on {@code peer}. */
-    private record Pending(Peer peer, CompletableFuture<Protocol.Message> answer, ProgressRelay progress) {
+    /** A call or ping waiting for its answer on {@code peer}; {@code line} is what was queued for it. */
+    private record Pending(Peer peer, byte[] line, CompletableFuture<Protocol.Message> answer, ProgressRelay progress,
+            AtomicBoolean seenSent) {
+
+        Pending(Peer peer, byte[] line, ProgressRelay progress) {
+            this(peer, line, new CompletableFuture<>(), progress, new AtomicBoolean());
+        }
+
+        /**
+         * Checks that the runner was sent this call before it speaks of it: ids are a count, so a
+         * runner taken over could answer the next ones without reading, and each answered call's
+         * line would stay queued here for good (nothing gives it up any more).
+         */
+        void checkSent(long id) throws Protocol.Violation {
+            if (seenSent.get()) {
+                return;
+            }
+            if (peer.unsend(line)) {
+                answer.completeExceptionally(new Unanswered(broken("it answered a call it had not been sent")));
+                throw new Protocol.Violation("an answer or progress for call " + id + ", which it had not been sent");
+            }
+            seenSent.set(true);
+        }
     }
 
     /** The call could not be carried out; the message says why and what to do. */
@@ -101,7 +122,7 @@ public final class RunnerLink implements ToolExecutor {
                             + "repeating it";
                     break;
                 }
-                dispatch(message);
+                dispatch(proven, message);
             }
         } catch (Protocol.Violation | IOException e) {
             LOG.warn("the runner broke the channel's protocol; closing its connection: {}", e.getMessage());
@@ -119,25 +140,27 @@ public final class RunnerLink implements ToolExecutor {
         }
     }
 
-    private void dispatch(Protocol.Message message) {
+    private void dispatch(Peer from, Protocol.Message message) throws Protocol.Violation {
         switch (message) {
             case Protocol.Progress update -> {
                 Pending call = pending.get(update.id());
-                if (call != null) {
+                if (call != null && call.peer() == from) {
+                    call.checkSent(update.id());
                     call.progress().offer(update);
                 }
             }
-            case Protocol.Reply reply -> complete(reply.id(), reply);
-            case Protocol.Pong pong -> complete(pong.id(), pong);
+            case Protocol.Reply reply -> complete(from, reply.id(), reply);
+            case Protocol.Pong pong -> complete(from, pong.id(), pong);
             default -> throw new IllegalStateException("the table lets the runner send only progress, reply and pong");
         }
     }
 
-    private void complete(long id, Protocol.Message answer) {
-        Pending call = pending.remove(id);
-        if (call != null) {
+    private void complete(Peer from, long id, Protocol.Message answer) throws Protocol.Violation {
+        Pending call = pending.get(id);
+        if (call != null && call.peer() == from && pending.remove(id, call)) {
+            call.checkSent(id);
             call.answer().complete(answer);
-        } // else: an answer after the call's deadline or cancel, or to no call at all; nothing waits for it
+        } // else: an answer after the call's deadline or cancel, to a call of an earlier connection, or to no call
     }
 
     @Override
@@ -203,7 +226,7 @@ public final class RunnerLink implements ToolExecutor {
             throw new Unanswered("the runner is not connected (it may be restarting after a crash, which takes a few "
                     + "seconds); try again shortly");
         }
-        Pending call = new Pending(current, new CompletableFuture<>(), ProgressRelay.to(progress));
+        Pending call = new Pending(current, line, ProgressRelay.to(progress));
         pending.put(id, call);
         if (current.closed()) { // it ended between the look and the registration: its reader may have missed this call
             pending.remove(id);

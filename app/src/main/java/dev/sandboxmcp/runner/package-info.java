@@ -43,8 +43,9 @@
  * so a token holder's oversized call is a tool error, never a broken connection. A violation from the runner closes its connection and fails its calls in flight;
  * answers to ids nothing waits for (after a deadline or cancel) are dropped. A call given up
  * (deadline, cancel) whose line is still queued here is taken back and never sent; one already
- * sent gets a cancel. So a runner that stops reading leaves only live calls' lines in the
- * server's memory. A welcome is read within 16 KiB.
+ * sent gets a cancel; an answer or progress for a call whose line is still queued here (ids are
+ * a count, easy to guess) is a violation. So a runner that stops reading leaves only live calls'
+ * lines in the server's memory. A welcome is read within 16 KiB.
  *
  * <h2>The limits travel one way</h2>
  * The server owns the one configuration and states every limit in its welcome; the runner reads

@@ -388,6 +388,42 @@ class ChannelTest {
     }
 
     @Test
+    void aRunnerThatAnswersCallsItWasNotSentIsCutOffAndLeavesNoLineQueuedHere() throws Exception {
+        RunnerLink link = link();
+        ChannelListener listener = listen(link);
+        Secret secret = listener.rotate();
+        try (SocketChannel forger = SocketChannel.open(StandardProtocolFamily.UNIX);
+                var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            forger.connect(UnixDomainSocketAddress.of(listener.socket()));
+            OutputStream out = Channels.newOutputStream(forger);
+            out.write((HostileRunner.hello(secret.hex()) + "\n").getBytes(StandardCharsets.UTF_8));
+            InputStream in = Channels.newInputStream(forger);
+            for (int b = in.read(); b != '\n'; b = in.read()) { // its welcome; then it reads no more
+                assertThat(b).as("the welcome").isNotNegative();
+            }
+            awaitConnected(link, true);
+            String text = "x".repeat(100_000);
+            List<java.util.concurrent.Future<ToolResponse>> calls = new ArrayList<>();
+            for (int i = 0; i < 50; i++) { // 5 MB of calls; the socket takes a few hundred KB of them
+                calls.add(callers.submit(() -> link.execute("echo", Map.of("text", text), Progress.NONE)));
+            }
+            while (link.queuedBytes() < 40L * text.length()) {
+                Thread.sleep(10);
+            }
+            for (long id = 1; id <= 50; id++) { // ids are a count: the next ones are easy to guess
+                out.write(Protocol.encode(new Protocol.Reply(id, false, "forged", Map.of(), null, 0L, false)));
+            }
+            List<String> texts = new ArrayList<>();
+            for (var call : calls) {
+                texts.add(call.get(DEADLINE.toSeconds() - 1, TimeUnit.SECONDS).text());
+            }
+            assertThat(texts).as("a forged answer to a call still queued here").anyMatch(t -> t.contains("had not been sent"));
+            awaitConnected(link, false);
+            assertThat(link.queuedBytes()).isZero();
+        }
+    }
+
+    @Test
     void aConnectionThatClosesBeforeItsHelloLeavesNoDeadlineBehind() throws Exception {
         RunnerLink link = link();
         ChannelListener listener = listen(link);

@@ -139,4 +139,17 @@ class ProtocolTest {
         assertThatThrownBy(() -> Protocol.encode(new Protocol.Call(1, "run_command", arguments("x".repeat(2000)), false), small))
                 .isInstanceOf(Protocol.Violation.class).hasMessageContaining("over the bound of 1024");
     }
+    @Test
+    void aNumberPastADoublesRangeInAResultIsAViolationNotInfinity() throws Exception {
+        for (String number : List.of("1e400", "-1e400")) {
+            byte[] line = ("{\"kind\":\"reply\",\"id\":3,\"error\":false,\"text\":\"t\",\"structured\":{\"size\":"
+                    + number + "},\"bytes\":0,\"timed_out\":false}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertThatThrownBy(() -> Protocol.decode(line, line.length, Protocol.Sender.RUNNER, Protocol.Phase.ESTABLISHED,
+                    TIGHT.factory())).as(number).isInstanceOf(Protocol.Violation.class).hasMessageContaining("range");
+        }
+        byte[] fine = "{\"kind\":\"reply\",\"id\":3,\"error\":false,\"text\":\"t\",\"structured\":{\"size\":1e300},\"bytes\":0,\"timed_out\":false}"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(Protocol.decode(fine, fine.length, Protocol.Sender.RUNNER, Protocol.Phase.ESTABLISHED, TIGHT.factory()))
+                .isInstanceOf(Protocol.Reply.class);
+    }
 }
