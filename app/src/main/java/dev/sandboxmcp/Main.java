@@ -13,6 +13,7 @@ import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.exec.Orphans;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.hostaudit.AuditCommand;
+import dev.sandboxmcp.http.RequestBodyBudget;
 import dev.sandboxmcp.http.SandboxServer;
 import dev.sandboxmcp.runner.Bounds;
 import dev.sandboxmcp.runner.ChannelListener;
@@ -156,7 +157,8 @@ public final class Main {
                 task -> Thread.ofPlatform().name("process-hardening").daemon().start(task));
         Limits limits = config.limits();
         ToolDefinitions definitions = ToolCatalog.definitions(limits);
-        RunnerLink runner = new RunnerLink(serverSends(limits), definitions::deadline);
+        RequestBodyBudget messages = RequestBodyBudget.forHeap(limits.bodyBudgetWait());
+        RunnerLink runner = new RunnerLink(serverSends(limits), definitions::deadline, messages);
         HealthProbe health = runnerHealth(runner);
         AutoCloseable channel;
         if (config.runnerSocket() == null) {
@@ -174,7 +176,7 @@ public final class Main {
         ToolDispatcher tools = new ToolDispatcher(definitions, runner, new AuditLog(auditOut));
         try {
             SandboxServer server = SandboxServer.start(config, tools, ServerInstructions.text(limits, config.toolchains()),
-                    version(), health);
+                    version(), health, messages);
             return new Running(server, channel);
         } catch (RuntimeException e) {
             closeQuietly(channel);

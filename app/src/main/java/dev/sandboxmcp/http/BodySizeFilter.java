@@ -56,6 +56,7 @@ final class BodySizeFilter extends PostFilter {
                     if (received.length() > maxBytes) {
                         JsonRpcErrors.write(response, null, Problem.tooLarge(maxBytes));
                     } else {
+                        request.setAttribute(RequestBodyBudget.CHARGE_ATTRIBUTE, charge);
                         chain.doFilter(new ReceivedBody(request, received.chunks(), charge), response);
                     }
                 }

@@ -52,7 +52,7 @@ record Problem(int status, int code, String message) {
                 + " characters, numbers up to " + StreamReadConstraints.DEFAULT_MAX_NUM_LEN + " digits)");
     }
 
-    static Problem tooCostly(long cost, int budget) {
+    static Problem tooCostly(long cost, long budget) {
         return new Problem(413, JsonRpcErrors.INVALID_REQUEST, "the message would take about " + cost
                 + " bytes of heap while handled, more than the whole budget for bodies of " + budget
                 + " bytes (half the server's heap); send it in smaller parts");
@@ -106,7 +106,7 @@ record Problem(int status, int code, String message) {
                 + " are open, the most allowed (MCP_MAX_CONNECTIONS); retry shortly");
     }
 
-    static Problem busy(int budget) {
+    static Problem busy(long budget) {
         return new Problem(503, JsonRpcErrors.INTERNAL_ERROR, "the server is busy with other large messages (the "
                 + "budget for bodies in flight is " + budget + " bytes of heap); retry in a few seconds");
     }

@@ -1,11 +1,16 @@
 package dev.sandboxmcp.http;
 
+import dev.sandboxmcp.tools.HeapBudget;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Bounds the heap that MCP message bodies in flight may cost at once. A body is charged for its
+ * Bounds the heap that MCP messages in flight may cost at once: request bodies, and the runner's
+ * answers ({@link HeapBudget}: an answer holds its cost before it is read, and its request keeps
+ * the hold, {@link Charge#keep}, until answered). A body is charged for its
  * bytes as they arrive, and once scanned for what its parse will cost ({@link JsonBounds#worstCost}), so a client that declares a large body and sends it slowly holds only
  * what it has sent. Without a bound a burst of large messages exhausts the heap and takes every
  * running command down with the server.
@@ -14,7 +19,10 @@ import java.util.concurrent.TimeUnit;
  * holds part of the budget waits at most {@link #HOLDING_WAIT} for more: bodies that each hold a
  * part and wait for the rest would otherwise wait for one another until every one timed out.
  */
-final class RequestBodyBudget {
+public final class RequestBodyBudget implements HeapBudget {
+
+    /** The request attribute under which a message POST's {@link Charge} is found while it is handled. */
+    static final String CHARGE_ATTRIBUTE = "sandbox-mcp.body-charge";
 
     /** The longest a body already holding part of the budget waits for more before it is refused as busy. */
     static final Duration HOLDING_WAIT = Duration.ofSeconds(1);
@@ -33,13 +41,35 @@ final class RequestBodyBudget {
         this.wait = wait;
     }
 
-    /** Half the heap: the charges are the heap a body really costs, the rest is the server's own. */
-    static RequestBodyBudget forHeap(Duration wait) {
+    /**
+     * Half the heap: the charges are the heap a message really costs, the rest is the server's own
+     * (and the channel reader's one line being read and parsed, uncharged).
+     */
+    public static RequestBodyBudget forHeap(Duration wait) {
         return new RequestBodyBudget((int) Math.min(Integer.MAX_VALUE, Runtime.getRuntime().maxMemory() / 2), wait);
     }
 
-    int capacity() {
+    @Override
+    public long capacity() {
         return capacity;
+    }
+
+    @Override
+    public Hold tryHold(long cost) {
+        if (cost > capacity || !bytes.tryAcquire((int) Math.max(0, cost))) {
+            return null;
+        }
+        return new Hold() {
+            private boolean given;
+
+            @Override
+            public synchronized void close() {
+                if (!given) {
+                    given = true;
+                    bytes.release((int) Math.max(0, cost));
+                }
+            }
+        };
     }
 
     /** A charge for one body, empty until {@link Charge#add} and given back whole by {@link Charge#close}. */
@@ -51,12 +81,18 @@ final class RequestBodyBudget {
     final class Charge implements AutoCloseable {
         private final long deadline;
         private long held;
+        private final List<Hold> kept = new ArrayList<>(); // guarded by this
+
+        /** Keeps {@code hold} (an answer's, for this request's call) until this charge is given back. */
+        synchronized void keep(Hold hold) {
+            kept.add(hold);
+        }
 
         private Charge(long deadline) {
             this.deadline = deadline;
         }
 
-        int capacity() {
+        long capacity() {
             return capacity;
         }
 
@@ -87,6 +123,10 @@ final class RequestBodyBudget {
         @Override
         public void close() {
             refund(held);
+            synchronized (this) {
+                kept.forEach(Hold::close);
+                kept.clear();
+            }
         }
     }
 }

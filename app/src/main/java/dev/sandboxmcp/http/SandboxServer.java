@@ -3,6 +3,7 @@ package dev.sandboxmcp.http;
 import dev.sandboxmcp.config.Config;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.tools.CallCancellation;
+import dev.sandboxmcp.tools.HeapBudget;
 import dev.sandboxmcp.tools.ToolDispatcher;
 import io.modelcontextprotocol.common.McpTransportContext;
 import jakarta.servlet.http.HttpServletRequest;
@@ -22,6 +23,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -58,6 +60,13 @@ public final class SandboxServer implements AutoCloseable {
 
     public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version,
             HealthProbe runnerHealth) {
+        return start(config, tools, instructions, version, runnerHealth,
+                RequestBodyBudget.forHeap(config.limits().bodyBudgetWait()));
+    }
+
+    /** As above, with {@code messages} the heap budget that the tools' executor also charges answers to. */
+    public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version,
+            HealthProbe runnerHealth, RequestBodyBudget messages) {
         JsonBounds bounds = JsonBounds.forBodies(config.limits().maxRequestBytes());
         var json = bounds.mapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
@@ -101,7 +110,6 @@ public final class SandboxServer implements AutoCloseable {
 
         Set<String> healthPaths = new HashSet<>(Set.of("/healthz", config.path("/healthz")));
         ExemptPaths exempt = new ExemptPaths(healthPaths);
-        RequestBodyBudget bodies = RequestBodyBudget.forHeap(config.limits().bodyBudgetWait());
         Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.concurrency.useVirtualThreads = true;
@@ -124,7 +132,7 @@ public final class SandboxServer implements AutoCloseable {
                 addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));
                 for (String messagePath : new String[] {config.path("/mcp"), config.path("/message")}) {
                     addFilter(handler, new ErrorBodyFilter(), messagePath);
-                    addFilter(handler, new BodySizeFilter(config.limits().maxRequestBytes(), bodies), messagePath);
+                    addFilter(handler, new BodySizeFilter(config.limits().maxRequestBytes(), messages), messagePath);
                     addFilter(handler, new JsonRpcEnvelopeFilter(bounds), messagePath);
                     addFilter(handler, cancellations, messagePath);
                 }
@@ -144,6 +152,9 @@ public final class SandboxServer implements AutoCloseable {
         values.put(ToolDispatcher.CALLER_KEY, callers.of(request));
         if (request.getAttribute(CancellationFilter.ATTRIBUTE) instanceof CallCancellation cancellation) {
             values.put(ToolDispatcher.CANCELLATION_KEY, cancellation);
+        }
+        if (request.getAttribute(RequestBodyBudget.CHARGE_ATTRIBUTE) instanceof RequestBodyBudget.Charge charge) {
+            values.put(ToolDispatcher.KEEP_KEY, (Consumer<HeapBudget.Hold>) charge::keep);
         }
         return McpTransportContext.create(values);
     }

@@ -47,10 +47,27 @@ final class Peer implements AutoCloseable {
 
     /** The next message, sent in {@code phase}; null at the end of the stream. */
     Protocol.Message receive(Protocol.Phase phase) throws IOException, Protocol.Violation {
-        if (!lines.next()) {
-            return null;
-        }
+        return nextLine() ? decodeLine(phase) : null;
+    }
+
+    /** Reads the next line, not parsing it yet; false at the end of the stream. */
+    boolean nextLine() throws IOException {
+        return lines.next();
+    }
+
+    /** The length of the line {@link #nextLine} read, in bytes. */
+    int lineLength() {
+        return lines.length();
+    }
+
+    /** The message on the line {@link #nextLine} read, sent in {@code phase}. */
+    Protocol.Message decodeLine(Protocol.Phase phase) throws Protocol.Violation {
         return Protocol.decode(lines.bytes(), lines.length(), other, phase, factory);
+    }
+
+    /** The id of the message on the line {@link #nextLine} read, found without building the rest. */
+    long lineId() throws Protocol.Violation {
+        return Protocol.idOf(lines.bytes(), lines.length(), factory);
     }
 
     /** Queues {@code message}; it is dropped if the connection is closed (its calls fail as that is noticed). */
@@ -93,6 +110,24 @@ final class Peer implements AutoCloseable {
             sendLine(line);
             return;
         }
+        writeHolding(line);
+    }
+
+    /**
+     * Writes a line {@link Protocol#encode} made from this thread, waiting for the connection, so
+     * that it is out of memory once this returns: for the runner's large answers, one at a time.
+     * The same rules as {@link #sendNow}: only the runner's call thread, once its call has ended.
+     */
+    void sendWhole(byte[] line) {
+        if (closed) {
+            return;
+        }
+        writing.lock();
+        writeHolding(line);
+    }
+
+    /** Writes {@code line} with {@link #writing} held, and lets go of it. */
+    private void writeHolding(byte[] line) {
         try {
             out.write(line);
             out.flush();

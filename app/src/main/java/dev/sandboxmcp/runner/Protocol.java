@@ -372,6 +372,34 @@ final class Protocol {
     }
 
     /**
+     * The {@code id} of the message on {@code line}, read within the bounds of {@code factory}
+     * without building its other values (a string is skipped, not decoded): for a line whose
+     * message will not be read whole.
+     */
+    static long idOf(byte[] line, int length, JsonFactory factory) throws Violation {
+        try (JsonParser parser = factory.createParser(ObjectReadContext.empty(), line, 0, length)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new Violation("a line that is not an object");
+            }
+            while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+                boolean id = "id".equals(parser.currentName());
+                JsonToken value = parser.nextToken();
+                if (id) {
+                    if (value != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() != JsonParser.NumberType.INT
+                            && parser.getNumberType() != JsonParser.NumberType.LONG || parser.getLongValue() < 1) {
+                        throw new Violation("a message whose id is not a positive whole number");
+                    }
+                    return parser.getLongValue();
+                }
+                parser.skipChildren();
+            }
+            throw new Violation("a message without an id");
+        } catch (JacksonException e) {
+            throw new Violation("a line that breaks the JSON bounds or syntax (" + cut(e.getOriginalMessage()) + ")");
+        }
+    }
+
+    /**
      * {@code call} as one line, refused here when the runner, reading within {@code bounds}, would
      * refuse it (and break the connection of every call): its arguments are counted as a parser
      * counts them (tokens, nesting, the length of each string, key and number) before they are

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -37,6 +38,8 @@ public final class RunnerAgent implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunnerAgent.class);
     private static final Duration RETRY = Duration.ofMillis(200);
+    /** An answer whose text is this long (its line up to 12 times as long) is a large one ({@link #largeAnswers}). */
+    static final int LARGE_ANSWER_CHARS = 32 * 1024;
     /** A welcome is a line of a kilobyte or so: the limits, each a name and a number. */
     static final Bounds WELCOME = new Bounds(16 * 1024, 4 * Protocol.MAX_LIMITS, 4, 256);
 
@@ -54,6 +57,13 @@ public final class RunnerAgent implements AutoCloseable {
     static volatile ThreadFactory ownThreads = Thread.ofVirtual().name("runner-call").factory();
 
     private final Map<Long, Running> inFlight = new ConcurrentHashMap<>();
+    /**
+     * One large answer encoded and written at a time: a page of a file of control characters is
+     * a line of up to 12 MiB (six bytes a byte, the text twice), and its encoding takes three times
+     * that at its peak; a few at once would exhaust the runner's heap (a tenth of its container's
+     * memory), and the runner would exit with every command it runs.
+     */
+    private final Semaphore largeAnswers = new Semaphore(1);
     /** Platform threads: a call is carried out by the thread that read it (see {@link #read}). */
     private final ThreadPoolExecutor readers;
     private volatile Peer peer;
@@ -306,7 +316,17 @@ public final class RunnerAgent implements AutoCloseable {
             inFlight.remove(call.id(), running);
         }
         try {
-            current.sendNow(Protocol.encode(reply(call.id(), response))); // ended: no cancel interrupts this thread now
+            // Ended: no cancel interrupts this thread now.
+            if (response.text() == null || response.text().length() < LARGE_ANSWER_CHARS) {
+                current.sendNow(Protocol.encode(reply(call.id(), response)));
+            } else {
+                largeAnswers.acquireUninterruptibly();
+                try {
+                    current.sendWhole(Protocol.encode(reply(call.id(), response)));
+                } finally {
+                    largeAnswers.release();
+                }
+            }
         } catch (IllegalArgumentException notJson) {
             LOG.error("tool {} returned a result that is not JSON: {}", call.tool(), notJson.getMessage());
             current.send(reply(call.id(), ToolResponse.failure(null, "internal error in the runner (a result that is "

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.runner;
 
 import dev.sandboxmcp.tools.CallCancellation;
+import dev.sandboxmcp.tools.HeapBudget;
 import dev.sandboxmcp.tools.Progress;
 import dev.sandboxmcp.tools.ToolExecutor;
 import dev.sandboxmcp.tools.ToolResponse;
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,8 +33,22 @@ import org.slf4j.LoggerFactory;
 public final class RunnerLink implements ToolExecutor {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunnerLink.class);
+    /**
+     * Heap an answer costs the server per byte of its line, at the most: its strings once parsed
+     * (at most the line's bytes), and the SDK's writing of the result (four: a segmented buffer of
+     * UTF-16 chars, the string it is copied into and its copy: {@code AnswerCostTest} measures it).
+     */
+    static final int ANSWER_COST_PER_BYTE = 5;
+    /**
+     * Lines up to this long hold none of the budget: with at most a call in flight per runner
+     * connection slot ({@code Main.RUNNER_CONNECTIONS}, 64) they cost the server 20 MiB at most, out
+     * of its own half of the heap, and a budget full of bodies refuses no small answer.
+     */
+    static final int HELD_FROM = 64 * 1024;
+    private static final HeapBudget.Hold NO_HOLD = () -> { };
 
     private final Bounds runnerReads;
+    private final HeapBudget budget;
     private final BiFunction<String, Map<String, Object>, Duration> deadlines;
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
@@ -48,8 +64,12 @@ public final class RunnerLink implements ToolExecutor {
         }
     }
 
+    /** What came back for a call: the message, and the room its line holds in the server's heap. */
+    private record Answer(Protocol.Message message, HeapBudget.Hold hold) {
+    }
+
     /** A call or ping waiting for its answer on {@code peer}; {@code line} is what was queued for it. */
-    private record Pending(Peer peer, byte[] line, CompletableFuture<Protocol.Message> answer, ProgressRelay progress,
+    private record Pending(Peer peer, byte[] line, CompletableFuture<Answer> answer, ProgressRelay progress,
             AtomicBoolean seenSent) {
 
         Pending(Peer peer, byte[] line, ProgressRelay progress) {
@@ -84,10 +104,19 @@ public final class RunnerLink implements ToolExecutor {
      * @param runnerReads what the runner accepts in one message: a call that would break it is
      *                    refused here, as a tool error, rather than break the connection there
      * @param deadlines   how long a call of a tool with given arguments may take, all told
+     * @param budget      the server's heap for messages in flight: each answer holds its cost
+     *                    before it is read; one that finds no room fails its call
      */
-    public RunnerLink(Bounds runnerReads, BiFunction<String, Map<String, Object>, Duration> deadlines) {
+    public RunnerLink(Bounds runnerReads, BiFunction<String, Map<String, Object>, Duration> deadlines,
+            HeapBudget budget) {
         this.runnerReads = runnerReads;
         this.deadlines = deadlines;
+        this.budget = budget;
+    }
+
+    /** As above, with no bound on the heap answers take (tests and benchmarks). */
+    public RunnerLink(Bounds runnerReads, BiFunction<String, Map<String, Object>, Duration> deadlines) {
+        this(runnerReads, deadlines, HeapBudget.UNBOUNDED);
     }
 
     /** Whether a runner that proved itself is connected. */
@@ -115,14 +144,26 @@ public final class RunnerLink implements ToolExecutor {
         String why;
         try {
             while (true) {
-                Protocol.Message message = proven.receive(Protocol.Phase.ESTABLISHED);
-                if (message == null) {
+                if (!proven.nextLine()) {
                     why = "the runner stopped before it answered (a command may have killed it; it is restarted within "
                             + "seconds); the call's outcome is unknown. Check with list_jobs or read the files before "
                             + "repeating it";
                     break;
                 }
-                dispatch(proven, message);
+                int length = proven.lineLength();
+                HeapBudget.Hold hold = length < HELD_FROM ? NO_HOLD : budget.tryHold((long) ANSWER_COST_PER_BYTE * length);
+                if (hold == null) {
+                    fail(proven, proven.lineId(), tooLarge(length));
+                    continue;
+                }
+                Protocol.Message message;
+                try {
+                    message = proven.decodeLine(Protocol.Phase.ESTABLISHED);
+                } catch (Protocol.Violation e) {
+                    hold.close();
+                    throw e;
+                }
+                dispatch(proven, message, hold);
             }
         } catch (Protocol.Violation | IOException e) {
             LOG.warn("the runner broke the channel's protocol; closing its connection: {}", e.getMessage());
@@ -140,27 +181,40 @@ public final class RunnerLink implements ToolExecutor {
         }
     }
 
-    private void dispatch(Peer from, Protocol.Message message) throws Protocol.Violation {
+    private void dispatch(Peer from, Protocol.Message message, HeapBudget.Hold hold) throws Protocol.Violation {
         switch (message) {
             case Protocol.Progress update -> {
+                hold.close(); // the relay keeps a few reports of at most 200 chars
                 Pending call = pending.get(update.id());
                 if (call != null && call.peer() == from) {
                     call.checkSent(update.id());
                     call.progress().offer(update);
                 }
             }
-            case Protocol.Reply reply -> complete(from, reply.id(), reply);
-            case Protocol.Pong pong -> complete(from, pong.id(), pong);
+            case Protocol.Reply reply -> complete(from, reply.id(), new Answer(reply, hold));
+            case Protocol.Pong pong -> complete(from, pong.id(), new Answer(pong, hold));
             default -> throw new IllegalStateException("the table lets the runner send only progress, reply and pong");
         }
     }
 
-    private void complete(Peer from, long id, Protocol.Message answer) throws Protocol.Violation {
+    private void complete(Peer from, long id, Answer answer) throws Protocol.Violation {
         Pending call = pending.get(id);
         if (call != null && call.peer() == from && pending.remove(id, call)) {
             call.checkSent(id);
             call.answer().complete(answer);
-        } // else: an answer after the call's deadline or cancel, to a call of an earlier connection, or to no call
+        } else { // an answer after the call's deadline or cancel, to a call of an earlier connection, or to no call
+            answer.hold().close();
+        }
+    }
+
+    /** Fails the call {@code id} of {@code from}'s with {@code why}, its answer unread. */
+    private void fail(Peer from, long id, String why) throws Protocol.Violation {
+        Pending call = pending.get(id);
+        if (call != null && call.peer() == from && pending.remove(id, call)) {
+            call.checkSent(id);
+            LOG.warn("call {}: {}", id, why);
+            call.answer().completeExceptionally(new Unanswered(why));
+        }
     }
 
     @Override
@@ -175,6 +229,13 @@ public final class RunnerLink implements ToolExecutor {
     @Override
     public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
             CallCancellation cancellation) {
+        return execute(tool, arguments, progress, cancellation, HeapBudget.Hold::close);
+    }
+
+    /** As above; the room the answer holds in the server's heap goes to {@code keep} (see {@link ToolExecutor}). */
+    @Override
+    public ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
+            CallCancellation cancellation, Consumer<HeapBudget.Hold> keep) {
         long id = ids.incrementAndGet();
         byte[] line;
         try {
@@ -186,7 +247,9 @@ public final class RunnerLink implements ToolExecutor {
         Duration deadline = deadlines.apply(tool, arguments);
         try {
             AtomicBoolean cancelled = new AtomicBoolean();
-            Protocol.Message answer = exchange(id, line, deadline, progress, cancellation, cancelled);
+            Answer answered = exchange(id, line, deadline, progress, cancellation, cancelled);
+            keep.accept(answered.hold());
+            Protocol.Message answer = answered.message();
             if (cancelled.get()) {
                 return ToolResponse.failure(null, "cancelled (" + cancellation.reason() + "); a command and everything "
                         + "it started were killed");
@@ -208,8 +271,10 @@ public final class RunnerLink implements ToolExecutor {
     public Health ping(Duration deadline) {
         long id = ids.incrementAndGet();
         try {
-            if (exchange(id, Protocol.encode(new Protocol.Ping(id)), deadline, Progress.NONE, CallCancellation.NEVER,
-                    new AtomicBoolean()) instanceof Protocol.Pong pong) {
+            Answer answer = exchange(id, Protocol.encode(new Protocol.Ping(id)), deadline, Progress.NONE,
+                    CallCancellation.NEVER, new AtomicBoolean());
+            answer.hold().close();
+            if (answer.message() instanceof Protocol.Pong pong) {
                 return new Health.Answered(pong.failed());
             }
             return new Health.Unreachable("the runner answered the ping with something else");
@@ -219,7 +284,7 @@ public final class RunnerLink implements ToolExecutor {
     }
 
     /** Sends {@code line} and waits for its answer; {@code cancelled} is set when a cancel went out before the answer came. */
-    private Protocol.Message exchange(long id, byte[] line, Duration deadline, Progress progress,
+    private Answer exchange(long id, byte[] line, Duration deadline, Progress progress,
             CallCancellation cancellation, AtomicBoolean cancelled) throws Unanswered {
         Peer current = peer;
         if (current == null || current.closed()) {
@@ -241,7 +306,7 @@ public final class RunnerLink implements ToolExecutor {
                 if (pending.remove(id, call)) {
                     cancelled.set(true);
                     withdraw(current, id, line);
-                    call.answer().complete(new Protocol.Cancel(id));
+                    call.answer().complete(new Answer(new Protocol.Cancel(id), NO_HOLD));
                 }
             });
         }
@@ -249,18 +314,25 @@ public final class RunnerLink implements ToolExecutor {
             return call.answer().get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             pending.remove(id);
+            giveBackIfAnswered(call);
             withdraw(current, id, line);
             throw new Unanswered(unresponsive(deadline));
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Unanswered unanswered ? unanswered : new Unanswered(broken(e.getCause().toString()));
         } catch (InterruptedException e) {
             pending.remove(id);
+            giveBackIfAnswered(call);
             withdraw(current, id, line);
             Thread.currentThread().interrupt();
             throw new Unanswered("interrupted while waiting for the runner; the call was cancelled");
         } finally {
             call.progress().close();
         }
+    }
+
+    /** An answer that came as its call was given up holds its room until nobody waits for it: now. */
+    private static void giveBackIfAnswered(Pending call) {
+        call.answer().thenAccept(answer -> answer.hold().close());
     }
 
     /**
@@ -283,6 +355,13 @@ public final class RunnerLink implements ToolExecutor {
     private static String unresponsive(Duration deadline) {
         return "the runner did not answer within " + deadline.toSeconds() + " s (it may be overloaded or stuck); the call "
                 + "was cancelled. Check with list_jobs or read the files before repeating it";
+    }
+
+    private String tooLarge(int lineBytes) {
+        return String.format(java.util.Locale.ROOT, "the runner's answer (%.1f MiB as JSON) does not fit in the server's "
+                + "memory beside the other messages in flight (%d MiB for all of them); the call was carried out: check "
+                + "its effects before repeating it, and ask for less at a time (a smaller page)", lineBytes / 1048576.0,
+                budget.capacity() / 1048576);
     }
 
     private static String broken(String what) {

@@ -45,7 +45,11 @@
  * (deadline, cancel) whose line is still queued here is taken back and never sent; one already
  * sent gets a cancel; an answer or progress for a call whose line is still queued here (ids are
  * a count, easy to guess) is a violation. So a runner that stops reading leaves only live calls'
- * lines in the server's memory. A welcome is read within 16 KiB.
+ * lines in the server's memory. A welcome is read within 16 KiB. A runner's line longer than
+ * 64 KiB holds its cost in the server's heap budget (the HTTP bodies' own, {@code HeapBudget})
+ * before it is parsed, kept by its call's request until answered; one that finds no room is not
+ * parsed (only its id is read) and fails its call with a clear error. The runner encodes and
+ * writes one large answer at a time.
  *
  * <h2>The limits travel one way</h2>
  * The server owns the one configuration and states every limit in its welcome; the runner reads

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,11 @@ public final class ToolDispatcher {
     public static final String CALLER_KEY = "sandbox-mcp.caller";
     /** Key in the transport context under which the HTTP layer stores the call's {@link CallCancellation}. */
     public static final String CANCELLATION_KEY = "sandbox-mcp.cancellation";
+    /**
+     * Key in the transport context under which the HTTP layer stores where an answer's
+     * {@link HeapBudget.Hold} is kept until the request has been answered (a {@code Consumer<HeapBudget.Hold>}).
+     */
+    public static final String KEEP_KEY = "sandbox-mcp.keep-until-answered";
 
     private static final Logger LOG = LoggerFactory.getLogger(ToolDispatcher.class);
 
@@ -87,6 +93,7 @@ public final class ToolDispatcher {
         };
     }
 
+    @SuppressWarnings("unchecked") // KEEP_KEY's value, as the HTTP layer stores it
     CallToolResult dispatch(McpSchema.Tool tool, CallToolRequest request, McpTransportContext context, Progress progress) {
         long started = System.nanoTime();
         String name = tool.name();
@@ -94,9 +101,11 @@ public final class ToolDispatcher {
         String target = definitions.target(name, arguments);
         CallCancellation cancellation = context != null && context.get(CANCELLATION_KEY) instanceof CallCancellation c
                 ? c : CallCancellation.NEVER;
+        Consumer<HeapBudget.Hold> keep = context != null && context.get(KEEP_KEY) instanceof Consumer<?> k
+                ? hold -> ((Consumer<Object>) k).accept(hold) : HeapBudget.Hold::close; // no request: given back at once
         JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.inputSchema(), arguments);
         ToolResponse response = validation.valid()
-                ? checkedAgainstSchema(tool, target, executor.execute(name, arguments, progress, cancellation))
+                ? checkedAgainstSchema(tool, target, executor.execute(name, arguments, progress, cancellation, keep))
                 : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         CallerAddress caller = context == null || !(context.get(CALLER_KEY) instanceof CallerAddress c)

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Carries out a call whose arguments already passed the tool's input schema: in this process
@@ -15,5 +16,14 @@ public interface ToolExecutor {
     default ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
             CallCancellation cancellation) {
         return execute(tool, arguments, progress);
+    }
+
+    /**
+     * As above; the room the answer holds in the server's heap ({@link HeapBudget}) goes to
+     * {@code keep}, which gives it back once the call's request has been answered.
+     */
+    default ToolResponse execute(String tool, Map<String, Object> arguments, Progress progress,
+            CallCancellation cancellation, Consumer<HeapBudget.Hold> keep) {
+        return execute(tool, arguments, progress, cancellation);
     }
 }
