@@ -410,8 +410,12 @@ class ChannelTest {
             while (link.queuedBytes() < 40L * text.length()) {
                 Thread.sleep(10);
             }
-            for (long id = 1; id <= 50; id++) { // ids are a count: the next ones are easy to guess
-                out.write(Protocol.encode(new Protocol.Reply(id, false, "forged", Map.of(), null, 0L, false)));
+            try {
+                for (long id = 1; id <= 50; id++) { // ids are a count: the next ones are easy to guess
+                    out.write(Protocol.encode(new Protocol.Reply(id, false, "forged", Map.of(), null, 0L, false)));
+                }
+            } catch (java.io.IOException hungUp) {
+                // the server closed the connection at the first answer to a call it had not sent: what is wanted
             }
             List<String> texts = new ArrayList<>();
             for (var call : calls) {
