@@ -18,6 +18,7 @@ import dev.sandboxmcp.http.SandboxServer;
 import dev.sandboxmcp.runner.Bounds;
 import dev.sandboxmcp.runner.ChannelListener;
 import dev.sandboxmcp.runner.ChildRunner;
+import dev.sandboxmcp.runner.Flock;
 import dev.sandboxmcp.runner.RunnerAgent;
 import dev.sandboxmcp.runner.RunnerLink;
 import dev.sandboxmcp.runner.Secret;
@@ -35,12 +36,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.HashMap;
@@ -66,8 +64,9 @@ public final class Main {
     /** How long the server waits for a runner it started itself to answer. */
     static final Duration CHILD_RUNNER_READY = Duration.ofSeconds(60);
     /**
-     * How long the runner's lock must have been free before the server publishes a ticket: the
-     * container of a runner that died is gone by then, with every command it left.
+     * How long the runner's lock (its init's, PID 1's, freed as that exits) must have been free
+     * before the server publishes a ticket: the container of a runner that died is gone by then,
+     * with every command it left.
      */
     static final Duration TICKET_GRACE = Duration.ofMillis(1500);
     /** How often a starting runner looks for its ticket: a failed open costs microseconds, a late start costs the pair. */
@@ -212,13 +211,13 @@ public final class Main {
             throw new IOException("the runner could not make itself non-dumpable, so commands could read its secret");
         }
         Secret secret;
-        FileLock alive = null;
         if (config.parentPipe()) {
             secret = RunnerAgent.secret(firstLine(System.in));
         } else {
+            // The lock that tells the server a runner lives is its init's (PID 1), not this JVM's.
             Path directory = config.socket().toAbsolutePath().getParent();
-            secret = RunnerAgent.secret(awaitTicket(directory.resolve(TicketOffice.TICKET)));
-            alive = holdLock(directory.resolve(TicketOffice.LOCK));
+            secret = RunnerAgent.secret(awaitTicket(directory.resolve(TicketOffice.TICKET),
+                    directory.resolve(TicketOffice.LOCK)));
         }
         Workspace workspace = Workspace.open(config.workspace());
         // What commands orphan comes back to the runner, to be reaped here and counted in their usage.
@@ -226,13 +225,9 @@ public final class Main {
         IdleSweep sweep = config.sweepAll() ? IdleSweep.everythingButTheRunner() : IdleSweep.NONE;
         RunnerAgent agent = RunnerAgent.start(config.socket(), secret,
                 limits -> runnerService(limits, workspace, environment, sweep), RUNNER_CONNECTIONS, () -> System.exit(3));
-        FileLock held = alive;
         return () -> {
             agent.close();
             workspace.close();
-            if (held != null) {
-                held.channel().close();
-            }
         };
     }
 
@@ -278,32 +273,30 @@ public final class Main {
         return line.toString();
     }
 
-    /** The ticket the server publishes while no runner lives; it appears within seconds of the server's start. */
-    private static String awaitTicket(Path ticket) throws IOException {
+    /**
+     * The ticket the server publishes while no runner lives. The runner's init starts this JVM once
+     * the ticket is there and holds the lock from then on, and the server publishes none while it is
+     * held: a ticket gone by now (the server restarted since and deleted it) never comes back, and
+     * this runner exits so that its container restarts. Started some other way (no one holds the
+     * lock), it waits for the ticket as long as it takes.
+     */
+    private static String awaitTicket(Path ticket, Path lock) throws IOException {
         boolean said = false;
         while (true) {
             try {
                 return Files.readString(ticket, StandardCharsets.US_ASCII);
             } catch (java.nio.file.NoSuchFileException notYet) {
                 if (!said) {
+                    if (Files.exists(lock) && Flock.held(lock)) {
+                        throw new IOException("no ticket at " + ticket + " while " + lock + " is held (by this runner's"
+                                + " init, which saw the ticket): the server deleted it as it restarted, and publishes"
+                                + " none while the lock is held");
+                    }
                     System.err.println("sandbox-mcp runner: waiting for the server's ticket at " + ticket);
                     said = true;
                 }
             }
             sleep(TICKET_POLL);
-        }
-    }
-
-    /** A read lock on the channel's lock file, held for the runner's life: it tells the server a runner lives. */
-    private static FileLock holdLock(Path file) throws IOException {
-        while (true) {
-            FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
-            FileLock lock = channel.tryLock(0, Long.MAX_VALUE, true);
-            if (lock != null) {
-                return lock;
-            }
-            channel.close(); // the server is looking at it this moment
-            sleep(Duration.ofMillis(20));
         }
     }
 

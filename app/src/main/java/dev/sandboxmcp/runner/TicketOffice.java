@@ -1,9 +1,6 @@
 package dev.sandboxmcp.runner;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,11 +18,17 @@ import org.slf4j.LoggerFactory;
 /**
  * How a runner in its own container learns the secret of this start, in the channel's directory
  * (the server's; the runner's container mounts it read-only). The server publishes a one-time
- * {@value #TICKET} with the secret only while no runner is connected and no process holds the
- * lock on {@value #LOCK} (the runner holds a read lock for its whole life), and only after that
- * lock has been free for {@code grace}: by then the container of a runner that died is gone, with
- * every command it started (its init exits with the runner, and the kernel kills the rest of its
- * PID namespace). On a new channel volume (no {@value #LOCK} yet, which only the server creates)
+ * {@value #TICKET} with the secret only while no runner is connected and no process holds a
+ * flock on {@value #LOCK}, and only after that lock has been free for {@code grace}. The runner's
+ * init (PID 1 of its container, {@code infra/image/runner-init}) holds a shared flock on it from
+ * before it starts the runner's JVM until it has exited itself, and the kernel kills the rest of
+ * its PID namespace as it exits: by the end of the grace the container of a runner that died is
+ * gone, with every command it started. The runner's JVM holds no lock: a command (the runner's
+ * user) can starve PID 1 ({@code chrt --idle -p 0 1}, {@code renice 19 -p 1}, then busy loops)
+ * and kill the JVM, and a lock of the JVM's would then be free long before PID 1 ran again to
+ * end the container, while a command waits for the next ticket. The init's lock frees only as PID
+ * 1 exits, however long that takes. The lock is flock(2) ({@link Flock}), which is all bash can
+ * take; POSIX record locks (Java's {@code FileChannel.lock}) do not count. On a new channel volume (no {@value #LOCK} yet, which only the server creates)
  * there is no grace: no ticket was ever published there, so no runner ever had a secret from it,
  * and no command of one can exist. It rotates the secret as it publishes, and deletes the ticket the moment a
  * runner proves itself with it, before that runner is sent any call, so no command ever exists
@@ -128,7 +131,7 @@ public final class TicketOffice implements AutoCloseable {
             return;
         }
         if (lockHeld()) {
-            lockFreeSince = -1; // a runner lives and keeps its secret; it reconnects with it or exits when refused
+            lockFreeSince = -1; // a runner's container lives and keeps its secret; it reconnects with it or exits when refused
             return;
         }
         if (lockFreeSince < 0) {
@@ -149,19 +152,9 @@ public final class TicketOffice implements AutoCloseable {
         }
     }
 
-    /** Whether some process (the runner) holds a lock on {@value #LOCK}. */
+    /** Whether some process (the runner's init) holds a flock on {@value #LOCK}. */
     private boolean lockHeld() throws IOException {
-        try (FileChannel channel = FileChannel.open(directory.resolve(LOCK), StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
-            FileLock lock = channel.tryLock();
-            if (lock == null) {
-                return true;
-            }
-            lock.release();
-            return false;
-        } catch (OverlappingFileLockException sameProcess) {
-            return true;
-        }
+        return Flock.held(directory.resolve(LOCK));
     }
 
     private void writeState() {

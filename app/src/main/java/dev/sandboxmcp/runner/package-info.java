@@ -67,10 +67,11 @@
  * its hello arrives or its connection ends. The secret comes to the runner before any command can exist (commands only come
  * through a runner that proved itself): in the containers as a one-time ticket file that
  * {@code TicketOffice} publishes only while no runner is connected and the runner's lock
- * ({@code runner.lock}, a read lock the runner holds for its life; a read-only open is enough)
- * has been free for 1.5 s ({@code Main.TICKET_GRACE}; on a new channel volume, where no runner
- * ever had a secret, at once), and deletes the moment a runner proves itself, before that
- * runner's first call; as the server's child (ChildRunner) as the first line
+ * ({@code runner.lock}: a shared flock that the runner's init, PID 1 of its container, takes on a
+ * read-only open once the ticket is there and before it starts the JVM, and holds until it has
+ * exited; {@code Flock}) has been free for 1.5 s ({@code Main.TICKET_GRACE}; on a new channel
+ * volume, where no runner ever had a secret, at once), and deletes the moment a runner proves
+ * itself, before that runner's first call; as the server's child (ChildRunner) as the first line
  * of its standard input, a pipe no command inherits (commands get only descriptors 0-2 of their
  * own). The runner is non-dumpable before it reads the secret, so no command (its user) can read
  * its memory or environment; the secret is in no file a command can open, no environment and no
@@ -92,8 +93,12 @@
  * <li>Kill the runner (same user), then read the next ticket: the runner's container ends with
  *     it (its init exits, the kernel kills every process of the PID namespace), and the ticket is
  *     only published after the runner's lock has been free for 1.5 s ({@code TicketOfficeTest}),
- *     so no command of the dead runner is left to read it. A command that takes the lock itself only delays the next
- *     ticket while it lives, and it dies with the container.</li>
+ *     so no command of the dead runner is left to read it. The lock is the init's, not the JVM's:
+ *     a command can starve the init ({@code chrt --idle -p 0 1} or {@code renice 19 -p 1}, then
+ *     busy loops) so that it notices the JVM's death only seconds later, but the init's lock frees
+ *     only as the init exits, when the kernel kills the rest of the namespace. A POSIX record
+ *     lock does not count (the server looks with flock). A command that takes the lock itself
+ *     only delays the next ticket while it lives, and it dies with the container.</li>
  * <li>Restart the server (or outlive it) while the runner and its commands live: the new server
  *     has a new secret and publishes no ticket while the lock is held; the runner's reconnect is
  *     refused, it exits, its container restarts, and only then is a ticket published.</li>

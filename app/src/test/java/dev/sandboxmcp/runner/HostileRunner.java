@@ -6,13 +6,10 @@ import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
@@ -22,8 +19,8 @@ import java.util.regex.Pattern;
 /**
  * A stand-in for the runner's side that knows the secret (it read the ticket, as a runner does)
  * and answers every message from the server with whatever {@code behaviour} writes: the worst a
- * runner taken over could send. It holds the runner's lock as a runner does, and connects again
- * whenever the server closes the connection.
+ * runner taken over could send. It holds the runner's lock as a runner's init does (a shared
+ * flock), and connects again whenever the server closes the connection.
  */
 final class HostileRunner implements AutoCloseable {
 
@@ -37,7 +34,7 @@ final class HostileRunner implements AutoCloseable {
     private static final Pattern ID = Pattern.compile("\"id\":(\\d+)");
 
     private final Path socket;
-    private final FileLock lock;
+    private final Flock.Held lock;
     private final Thread connector;
     private volatile Behaviour behaviour;
     private volatile UnaryOperator<String> hello;
@@ -62,8 +59,7 @@ final class HostileRunner implements AutoCloseable {
             Thread.sleep(50);
         }
         String secret = Files.readString(ticket).strip();
-        this.lock = FileChannel.open(directory.resolve(TicketOffice.LOCK), StandardOpenOption.READ)
-                .lock(0, Long.MAX_VALUE, true);
+        this.lock = Flock.holdShared(directory.resolve(TicketOffice.LOCK));
         this.connector = Thread.ofPlatform().daemon().start(() -> connectLoop(secret));
     }
 
@@ -166,6 +162,6 @@ final class HostileRunner implements AutoCloseable {
         if (channel != null) {
             channel.close();
         }
-        lock.channel().close();
+        lock.close();
     }
 }

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * When the ticket (the secret of the runner's next start) is published: never while the runner's
- * lock is held, only after it has been free for the grace, and at once on a new channel volume,
- * where no runner ever had a secret.
+ * lock (a flock, which its init holds) is held, by this process or another, only after it has
+ * been free for the grace, and at once on a new channel volume, where no runner ever had a secret.
+ * A POSIX record lock (what the runner's JVM used to hold, and a command could) does not count.
  */
 class TicketOfficeTest {
 
@@ -79,18 +80,63 @@ class TicketOfficeTest {
     void noTicketWhileTheLockIsHeldAndNoneBeforeTheGraceAfterItsRelease() throws Exception {
         Files.createFile(dir.resolve(TicketOffice.LOCK));
         Duration grace = Duration.ofMillis(500);
-        try (FileChannel channel = FileChannel.open(dir.resolve(TicketOffice.LOCK), StandardOpenOption.READ)) {
-            FileLock lock = channel.lock(0, Long.MAX_VALUE, true);
+        try (Flock.Held lock = Flock.holdShared(dir.resolve(TicketOffice.LOCK))) {
             office(grace);
             Thread.sleep(grace.multipliedBy(3));
             assertThat(ticket()).as("a runner lives").doesNotExist();
-            lock.release();
         }
         Instant released = Instant.now();
         awaitTicket();
         // Load can only make it later: the office publishes at least the grace after it saw the lock free.
         assertThat(Files.getLastModifiedTime(ticket()).toInstant())
                 .isAfterOrEqualTo(released.plus(grace).minusMillis(20));
+    }
+
+    /**
+     * The runner's init holds a shared flock with the flock utility for as long as it lives: no
+     * ticket until that process has ended, and then only after the grace.
+     */
+    @Test
+    void aFlockOfAnotherProcessKeepsTheTicketBackUntilThatProcessHasEndedAndTheGrace() throws Exception {
+        Path lock = Files.createFile(dir.resolve(TicketOffice.LOCK));
+        Duration grace = Duration.ofMillis(500);
+        Process init = new ProcessBuilder("flock", "-s", lock.toString(), "sleep", "3").inheritIO().start();
+        try {
+            for (int i = 0; i < 200 && !Flock.held(lock); i++) {
+                Thread.sleep(10);
+            }
+            assertThat(Flock.held(lock)).as("the other process took the lock").isTrue();
+            office(grace);
+            Thread.sleep(grace.multipliedBy(3));
+            assertThat(init.isAlive()).as("the test's premise: the lock's holder still lives").isTrue();
+            assertThat(ticket()).as("a runner's init lives").doesNotExist();
+            assertThat(init.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        } finally {
+            init.destroyForcibly();
+        }
+        Instant ended = Instant.now();
+        awaitTicket();
+        assertThat(Files.getLastModifiedTime(ticket()).toInstant()).isAfterOrEqualTo(ended.plus(grace).minusMillis(20));
+    }
+
+    /**
+     * A POSIX record lock (fcntl, Java's FileChannel.lock: what the runner's JVM held before its
+     * init did, and what dies with the JVM) is not the runner's lock: the office publishes after the
+     * grace as though the file were free.
+     */
+    @Test
+    void aRecordLockIsNotTheRunnersLock() throws Exception {
+        Path lock = Files.createFile(dir.resolve(TicketOffice.LOCK));
+        Duration grace = Duration.ofMillis(500);
+        try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.READ)) {
+            FileLock recordLock = channel.lock(0, Long.MAX_VALUE, true);
+            assertThat(Flock.held(lock)).isFalse();
+            Instant started = Instant.now();
+            office(grace);
+            awaitTicket();
+            assertThat(recordLock.isValid()).isTrue();
+            assertThat(Files.getLastModifiedTime(ticket()).toInstant()).isAfterOrEqualTo(started.plus(grace).minusMillis(20));
+        }
     }
 
     @Test

@@ -59,6 +59,8 @@ class ChannelTakeoverTest {
                     "for i in $(seq 50); do (sleep 4 | nc -U runner.sock >/dev/null 2>&1 &); done; sleep 1; "
                             + "echo flood: 50 silent connections",
                     "echo \"ticket: $(ls ticket 2>&1)\"",
+                    // The runner's lock is its init's (PID 1) shared flock: a command's exclusive one is refused.
+                    "(exec 9<runner.lock && { flock -n -x 9 && echo lock: free || echo lock: held; })",
                     "echo \"memory: $(for p in $(pgrep -x java); do head -c 1 /proc/$p/mem 2>&1 >/dev/null; done)\"",
                     "echo \"environ: $(for p in $(pgrep -x java); do head -c 1 /proc/$p/environ 2>&1 >/dev/null; done)\"",
                     "s=" + split(secret),
@@ -74,7 +76,7 @@ class ChannelTakeoverTest {
                     .contains("delete: rm: cannot remove").contains("replace: ls: cannot access 'evil.sock'")
                     .contains("shadow: ln: ").contains("garbage: {\"kind\":\"refused\"")
                     .contains("call-without-hello: {\"kind\":\"refused\"").contains("wrong-secret: {\"kind\":\"refused\"")
-                    .contains("ticket: ls: cannot access 'ticket'").contains("found-in-processes: 0")
+                    .contains("ticket: ls: cannot access 'ticket'").contains("lock: held").contains("found-in-processes: 0")
                     .doesNotContain("found-in-file: ").doesNotContain("\"kind\":\"welcome\"")
                     .contains("done");
             assertThat(attacks).containsPattern("memory: .*Permission denied").containsPattern("environ: .*Permission denied");
