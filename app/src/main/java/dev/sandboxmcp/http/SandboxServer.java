@@ -58,7 +58,7 @@ public final class SandboxServer implements AutoCloseable {
 
     public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version,
             HealthProbe runnerHealth) {
-        JsonBounds bounds = JsonBounds.forBodies(config.limits().maxRequestBytes());
+        JsonBounds bounds = JsonBounds.forBodies(config.limits().maxRequestBytes(), tools.definitions().longestName());
         var json = bounds.mapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
         CallerAddresses callers = new CallerAddresses(config.trustedProxies());
