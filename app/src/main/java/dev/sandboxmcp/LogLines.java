@@ -15,11 +15,28 @@ import java.nio.charset.StandardCharsets;
  * ends that {@code println} adds remain. Escaping here, at the one place every log line passes,
  * rather than at each logging call, covers the calls written tomorrow too; bytes written as bytes
  * are escaped as well ({@link #write(byte[], int, int)}), so no writer gets around it.
+ *
+ * <p>And no line is longer than {@link #MAX_LINE_BYTES}: past it, the rest of the line is dropped
+ * and the line ends saying how many bytes were cut. A value a client sent (the method of a
+ * notification the SDK has no handler for, which it logs whole) could otherwise make a line of
+ * megabytes: Docker's json-file driver splits a line at 16 KiB, and a fragment of a client's
+ * choosing, whitespace around a JSON object, read alone is a forged audit line; a few such lines
+ * also rotate every earlier audit line out of the log. A line within the bound is never split.
  */
 final class LogLines extends PrintStream {
 
+    /**
+     * The longest line, in bytes, its line end not counted: a few KiB, enough for any record the
+     * server writes, and with the note of what was cut well within the 16 KiB at which Docker
+     * splits a line.
+     */
+    static final int MAX_LINE_BYTES = 8192;
+
     /** Set while {@link #println()} writes its line end. Guarded by this. */
     private boolean lineEnd;
+    /** Bytes written of the current line, and bytes of it dropped past {@link #MAX_LINE_BYTES}. Guarded by this. */
+    private long lineBytes;
+    private long cutBytes;
 
     LogLines(OutputStream out) {
         super(out, true, StandardCharsets.UTF_8);
@@ -135,10 +152,41 @@ final class LogLines extends PrintStream {
             }
         }
         if (out == null) {
-            super.write(buffer, offset, length);
+            cutToTheLine(buffer, offset, length);
         } else {
-            super.write(out.toByteArray(), 0, out.size());
+            cutToTheLine(out.toByteArray(), 0, out.size());
         }
+    }
+
+    /**
+     * Writes escaped bytes (where a line feed is a line end), dropping what a line holds past
+     * {@link #MAX_LINE_BYTES}: a character begun within the bound is kept whole, and a line that
+     * was cut ends with how many bytes were.
+     */
+    private void cutToTheLine(byte[] bytes, int offset, int length) {
+        int end = offset + length;
+        int kept = offset; // the bytes from here to i are written, unless the line is cut before
+        for (int i = offset; i < end; i++) {
+            byte b = bytes[i];
+            if (b == '\n') {
+                if (cutBytes > 0) {
+                    byte[] note = (" [line cut: " + cutBytes + " more bytes]").getBytes(StandardCharsets.US_ASCII);
+                    super.write(note, 0, note.length);
+                }
+                lineBytes = 0;
+                cutBytes = 0;
+            } else if (cutBytes == 0 && (lineBytes < MAX_LINE_BYTES
+                    || (b & 0xC0) == 0x80 && lineBytes < MAX_LINE_BYTES + 3)) {
+                lineBytes++;
+            } else {
+                if (cutBytes == 0) {
+                    super.write(bytes, kept, i - kept);
+                }
+                cutBytes++;
+                kept = i + 1;
+            }
+        }
+        super.write(bytes, kept, end - kept);
     }
 
     @Override

@@ -158,4 +158,80 @@ class BodyShapesProcessTest {
         }
         assertThat(server.output()).doesNotContain("OutOfMemoryError");
     }
+
+    /**
+     * A body of the size limit: {@code head}, one character past Latin-1 (so every copy of the
+     * string is two bytes a character) and ASCII to the limit, then {@code tail}.
+     */
+    static String wideToTheLimit(String head, String tail) {
+        return head + "\u0101" + "x".repeat(LIMIT - head.length() - tail.length() - 2) + tail;
+    }
+
+    /**
+     * The strings the server keeps, echoes or logs after the parse: before they were bounded, each
+     * of these killed the server alone (the SDK's "Method not found" and "Unknown tool" echoes, the
+     * id kept for the call and echoed, the runner's "no such file" echoing the path).
+     */
+    static Map<String, Shape> envelopeShapes() {
+        Map<String, Shape> shapes = new LinkedHashMap<>();
+        shapes.put("a method of the limit", new Shape(wideToTheLimit("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"", "\"}"),
+                "\\\"method\\\" is longer than the limit of 128 characters"));
+        shapes.put("a tools/call id of the limit", new Shape(wideToTheLimit("{\"jsonrpc\":\"2.0\",\"id\":\"",
+                "\",\"method\":\"tools/call\",\"params\":{\"name\":\"list_jobs\",\"arguments\":{}}}"),
+                "\\\"id\\\" is longer than the limit of 256 characters"));
+        shapes.put("a tool name of the limit", new Shape(wideToTheLimit(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"", "\",\"arguments\":{}}}"),
+                "params.name of tools/call is longer than the limit of 14 characters"));
+        shapes.put("a read_file path of the limit", new Shape(wideToTheLimit(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":"
+                        + "{\"path\":\"", "\"}}}"), "/path: must be at most 4"));
+        String forged = "{\\\"time\\\":\\\"2025-01-01T00:00:00Z\\\",\\\"event\\\":\\\"tool_call\\\",\\\"tool\\\":"
+                + "\\\"read_file\\\",\\\"outcome\\\":\\\"ok\\\",\\\"client\\\":\\\"192.0.2.7\\\"}";
+        shapes.put("a notification's method holding a forged audit line", new Shape("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x"
+                + " ".repeat(16384) + forged + " ".repeat(16384) + "\"}", "\\\"method\\\" is longer than the limit of 128 characters"));
+        return shapes;
+    }
+
+    @Test
+    void longEnvelopeStringsAndPathsAreRefusedNamingTheLimit() throws Exception {
+        for (Map.Entry<String, Shape> shape : envelopeShapes().entrySet()) {
+            byte[] body = shape.getValue().bytes();
+            long started = System.nanoTime();
+            HttpResponse<String> response = send(body).get(120, TimeUnit.SECONDS);
+            System.out.printf("%-52s %8d bytes alone: %d in %d ms: %.160s%n", shape.getKey(), body.length,
+                    response.statusCode(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), response.body());
+            assertServerUp(shape.getKey());
+            assertThat(response.body()).as(shape.getKey()).startsWith("{\"jsonrpc\":\"2.0\"")
+                    .contains(shape.getValue().limitWord()).hasSizeLessThan(1024);
+            if (shape.getKey().contains("path")) {
+                // The dispatcher's refusal: a tool result with isError, the runner never asked.
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.body()).contains("\"isError\":true").contains("invalid arguments for read_file");
+            } else {
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+            }
+        }
+        for (Map.Entry<String, Shape> shape : envelopeShapes().entrySet()) {
+            List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                calls.add(send(shape.getValue().bytes()));
+            }
+            Map<Integer, Integer> statuses = new LinkedHashMap<>();
+            for (CompletableFuture<HttpResponse<String>> call : calls) {
+                HttpResponse<String> response = call.get(180, TimeUnit.SECONDS);
+                assertThat(response.body()).as(shape.getKey() + " x16")
+                        .containsAnyOf(shape.getValue().limitWord(), "budget for bodies");
+                statuses.merge(response.statusCode(), 1, Integer::sum);
+            }
+            System.out.printf("%-52s x16 at once: statuses %s%n", shape.getKey(), statuses);
+            assertServerUp(shape.getKey() + " x16");
+        }
+        String output = server.output();
+        assertThat(output).doesNotContain("OutOfMemoryError");
+        // No log line a client can make long enough for Docker to split (audit lines, on stdout, are JSON objects).
+        assertThat(output.lines().filter(line -> !line.startsWith("{")))
+                .allSatisfy(line -> assertThat(line.getBytes(StandardCharsets.UTF_8).length).as(line.substring(0, Math.min(80, line.length())))
+                        .isLessThanOrEqualTo(LogLines.MAX_LINE_BYTES + 64));
+        assertThat(output.lines()).noneMatch(line -> line.contains("\"client\":\"192.0.2.7\""));
+    }
 }

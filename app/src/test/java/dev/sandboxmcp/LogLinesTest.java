@@ -57,4 +57,37 @@ class LogLinesTest {
         assertThat(lines[2]).contains("\\nWARNING: jul\\n{\"event\":\"tool_call\"}");
         assertThat(lines).noneMatch(line -> line.startsWith("{"));
     }
+
+    @Test
+    void noLineIsLongerThanTheBoundAndACutLineSaysSo() {
+        int max = LogLines.MAX_LINE_BYTES;
+        // A notification's method the SDK logs whole: whitespace, a forged audit object, whitespace.
+        String forged = " ".repeat(16384) + "{\"time\":\"2025-01-01T00:00:00Z\",\"event\":\"tool_call\"}" + " ".repeat(16384);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (LogLines out = new LogLines(bytes)) {
+            out.println("[main] WARN Missing handler for notification type: " + forged);
+            out.println("x".repeat(max)); // exactly the bound: whole
+            out.print("y".repeat(max - 1));
+            out.println("\u0101 and more"); // a character begun within the bound is kept whole
+            out.writeBytes(("z".repeat(3 * max) + "\n").getBytes(StandardCharsets.UTF_8));
+            for (int i = 0; i < 3; i++) {
+                out.print("w".repeat(max)); // one line written in parts
+            }
+            out.println();
+            out.println("short again");
+        }
+        String[] lines = bytes.toString(StandardCharsets.UTF_8).split("\n", -1);
+        assertThat(lines).hasSize(7);
+        assertThat(lines).allSatisfy(line ->
+                assertThat(line.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(max + 40));
+        assertThat(lines[0]).startsWith("[main] WARN Missing handler").doesNotContain("tool_call")
+                .endsWith(" [line cut: " + (("[main] WARN Missing handler for notification type: " + forged).length()
+                        - max) + " more bytes]");
+        assertThat(lines[1]).isEqualTo("x".repeat(max));
+        assertThat(lines[2]).isEqualTo("y".repeat(max - 1) + "\u0101 [line cut: 9 more bytes]");
+        assertThat(lines[3]).isEqualTo("z".repeat(max) + " [line cut: " + 2 * max + " more bytes]");
+        assertThat(lines[4]).isEqualTo("w".repeat(max) + " [line cut: " + 2 * max + " more bytes]");
+        assertThat(lines[5]).isEqualTo("short again");
+        assertThat(lines[6]).isEmpty();
+    }
 }

@@ -73,7 +73,7 @@ public record Limits(
                 + "message may spend waiting before it is read (see requestBodyTimeout)")
         Duration requestBodyGrace,
         @Limit(unit = SECONDS, byDefault = 20,
-                doc = "how long a message may wait for room among the bodies being handled at once (an eighth of the "
+                doc = "how long a message may wait for room among the bodies being handled at once (half the "
                 + "heap) before it is refused as busy (503)")
         Duration bodyBudgetWait,
         @Limit(unit = BYTES, byDefault = 16 * 1024, doc = "the slowest rate a body may arrive at, per second, beyond the grace")

@@ -22,8 +22,10 @@ import tools.jackson.core.json.JsonFactory;
  * envelope the SDK would answer with a serialized Java exception (params that are not an object,
  * batches). A message that passes is charged to the body budget for what its shape costs once the
  * SDK parses it ({@link JsonBounds#worstCost}), and its envelope (jsonrpc, id, method, and of
- * params only name, requestId and reason) is left on the request for the filters after this one
- * ({@link #MESSAGE_ATTRIBUTE}).
+ * params only name, requestId, reason and {@code _meta.progressToken}) is left on the request for
+ * the filters after this one ({@link #MESSAGE_ATTRIBUTE}). The envelope's strings that are kept,
+ * echoed or logged after the parse have bounds of their own ({@link JsonBounds#MAX_METHOD_CHARS},
+ * {@link JsonBounds#MAX_ID_CHARS}, the longest tool name, {@link JsonBounds#MAX_PROGRESS_TOKEN_CHARS}).
  */
 final class JsonRpcEnvelopeFilter extends PostFilter {
 
@@ -42,19 +44,20 @@ final class JsonRpcEnvelopeFilter extends PostFilter {
 
     JsonRpcEnvelopeFilter(JsonBounds bounds) {
         this.bounds = bounds;
-        this.json = bounds.factory();
+        this.json = bounds.envelopeFactory();
     }
 
     @Override
     void doPost(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         ReceivedBody body = ReceivedBody.of(request);
-        Scan scan;
+        Scan scan = null;
         try (InputStream in = body.open()) {
             scan = new Scan(json.createParser(ObjectReadContext.empty(), in), bounds);
             scan.message();
         } catch (Refused refused) {
-            JsonRpcErrors.write(response, null, refused.problem);
+            // An id read before the refusal is answered (a string of the envelope past its bound is one).
+            JsonRpcErrors.write(response, scan == null ? null : answerable(scan.top.get("id")), refused.problem);
             return;
         } catch (StreamConstraintsException tooLong) {
             JsonRpcErrors.write(response, null, Problem.tooLong(bounds));
@@ -64,10 +67,9 @@ final class JsonRpcEnvelopeFilter extends PostFilter {
             return;
         }
         Map<String, Object> message = scan.top;
-        Problem problem = problemWith(message);
+        Problem problem = problemWith(message, bounds);
         if (problem != null) {
-            Object id = message.get("id");
-            JsonRpcErrors.write(response, id instanceof String || id instanceof Number ? id : null, problem);
+            JsonRpcErrors.write(response, answerable(message.get("id")), problem);
             return;
         }
         long cost = JsonBounds.worstCost(body.length(), scan.tokens) - body.length();
@@ -94,13 +96,16 @@ final class JsonRpcEnvelopeFilter extends PostFilter {
     }
 
     /** What is wrong with the envelope, or null when the SDK can take it. */
-    static Problem problemWith(Map<String, Object> message) {
+    static Problem problemWith(Map<String, Object> message, JsonBounds bounds) {
         if (!"2.0".equals(message.get("jsonrpc"))) {
             return Problem.invalidRequest("\"jsonrpc\" must be \"2.0\"");
         }
         Object id = message.get("id");
         if (id != null && !(id instanceof String) && !(id instanceof Number)) {
             return Problem.invalidRequest("\"id\" must be a string or a number");
+        }
+        if (tooLong(id, JsonBounds.MAX_ID_CHARS)) {
+            return Problem.tooLongInEnvelope("\"id\"", JsonBounds.MAX_ID_CHARS);
         }
         Object method = message.get("method");
         if (method == null) {
@@ -110,13 +115,28 @@ final class JsonRpcEnvelopeFilter extends PostFilter {
         if (!(method instanceof String name) || name.isEmpty()) {
             return Problem.invalidRequest("\"method\" must be a non-empty string");
         }
+        if (tooLong(name, JsonBounds.MAX_METHOD_CHARS)) {
+            return Problem.tooLongInEnvelope("\"method\"", JsonBounds.MAX_METHOD_CHARS);
+        }
         Object params = message.get("params");
         if (params != null && !(params instanceof Map)) {
             return Problem.invalidParams("params must be an object");
         }
+        if (params instanceof Map<?, ?> given) {
+            if (tooLong(given.get("requestId"), JsonBounds.MAX_ID_CHARS)) {
+                return requestIdTooLong();
+            }
+            if (given.get("_meta") instanceof Map<?, ?> meta && tooLong(meta.get("progressToken"),
+                    JsonBounds.MAX_PROGRESS_TOKEN_CHARS)) {
+                return progressTokenTooLong();
+            }
+        }
         if (name.equals("tools/call")) {
-            if (!(params instanceof Map<?, ?> call) || !(call.get("name") instanceof String)) {
+            if (!(params instanceof Map<?, ?> call) || !(call.get("name") instanceof String tool)) {
                 return Problem.invalidParams("params of tools/call must be an object with a string \"name\"");
+            }
+            if (tool.length() > bounds.maxToolNameChars()) {
+                return toolNameTooLong(bounds);
             }
             Object arguments = call.get("arguments");
             if (arguments != null && !(arguments instanceof Map)) {
@@ -124,6 +144,30 @@ final class JsonRpcEnvelopeFilter extends PostFilter {
             }
         }
         return null;
+    }
+
+    static Problem toolNameTooLong(JsonBounds bounds) {
+        return Problem.tooLongInParams("params.name of tools/call", bounds.maxToolNameChars(),
+                "the longest tool name; tools/list names every tool");
+    }
+
+    static Problem requestIdTooLong() {
+        return Problem.tooLongInParams("params.requestId", JsonBounds.MAX_ID_CHARS, "the id of the request it names");
+    }
+
+    static Problem progressTokenTooLong() {
+        return Problem.tooLongInParams("params._meta.progressToken", JsonBounds.MAX_PROGRESS_TOKEN_CHARS,
+                "a client's counter or id");
+    }
+
+    /** The id to answer a refusal with: the message's, unless it is no id or too long to echo. */
+    private static Object answerable(Object id) {
+        return (id instanceof String || id instanceof Number) && !tooLong(id, JsonBounds.MAX_ID_CHARS) ? id : null;
+    }
+
+    /** Whether {@code value}, a string or a number as written, is longer than {@code maxChars}. */
+    static boolean tooLong(Object value, int maxChars) {
+        return (value instanceof String || value instanceof Number) && String.valueOf(value).length() > maxChars;
     }
 
     /** A refusal found while scanning, carried out of the scan. */
@@ -163,8 +207,12 @@ final class JsonRpcEnvelopeFilter extends PostFilter {
                 String name = parser.currentName();
                 JsonToken value = next();
                 switch (name) {
-                    case "params" -> top.put(name, value == JsonToken.START_OBJECT ? params() : scalar(value));
-                    case "jsonrpc", "id", "method" -> top.put(name, scalar(value));
+                    case "params" -> top.put(name, value == JsonToken.START_OBJECT ? params()
+                            : scalar(value, Problem.invalidParams("params must be an object")));
+                    case "jsonrpc" -> top.put(name, scalar(value, Problem.invalidRequest("\"jsonrpc\" must be \"2.0\"")));
+                    case "id" -> top.put(name, scalar(value, Problem.tooLongInEnvelope("\"id\"", JsonBounds.MAX_ID_CHARS)));
+                    case "method" -> top.put(name, scalar(value,
+                            Problem.tooLongInEnvelope("\"method\"", JsonBounds.MAX_METHOD_CHARS)));
                     default -> {
                         skip(value);
                         top.put(name, STRUCTURE);
@@ -182,18 +230,50 @@ final class JsonRpcEnvelopeFilter extends PostFilter {
                 String name = parser.currentName();
                 JsonToken value = next();
                 switch (name) {
-                    case "name", "requestId", "reason" -> params.put(name, scalar(value));
-                    case "arguments" -> params.put(name, value == JsonToken.START_OBJECT ? skipped(value) : scalar(value));
+                    case "name" -> params.put(name, scalar(value, toolNameTooLong(bounds)));
+                    case "requestId" -> params.put(name, scalar(value, requestIdTooLong()));
+                    case "reason" -> params.put(name, scalar(value,
+                            Problem.tooLongInParams("params.reason", JsonBounds.MAX_KEPT_CHARS, "a cancellation's reason")));
+                    case "arguments" -> params.put(name, value == JsonToken.START_OBJECT ? skipped(value)
+                            : scalar(value, Problem.invalidParams("params.arguments of tools/call must be an object")));
+                    case "_meta" -> params.put(name, value == JsonToken.START_OBJECT ? meta() : skipped(value));
                     default -> skip(value);
                 }
             }
             return params;
         }
 
+        /** Of params' {@code _meta}, only the progress token. */
+        private Map<String, Object> meta() {
+            Map<String, Object> meta = new HashMap<>();
+            for (JsonToken t = next(); t != JsonToken.END_OBJECT; t = next()) {
+                String name = parser.currentName();
+                JsonToken value = next();
+                if (name.equals("progressToken")) {
+                    meta.put(name, scalar(value, progressTokenTooLong()));
+                } else {
+                    skip(value);
+                }
+            }
+            return meta;
+        }
+
         /** An object skipped, standing in the envelope as an empty map. */
         private Map<String, Object> skipped(JsonToken start) {
             skip(start);
             return Map.of();
+        }
+
+        /**
+         * The value of a kept field: a scalar (a string read only up to {@link JsonBounds#MAX_KEPT_CHARS};
+         * past it, {@code tooLong} is the refusal), or {@link #STRUCTURE}.
+         */
+        private Object scalar(JsonToken value, Problem tooLong) {
+            try {
+                return scalar(value);
+            } catch (StreamConstraintsException past) {
+                throw new Refused(tooLong);
+            }
         }
 
         private Object scalar(JsonToken value) {

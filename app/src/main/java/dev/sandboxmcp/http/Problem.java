@@ -52,6 +52,19 @@ record Problem(int status, int code, String message) {
                 + " characters, numbers up to " + StreamReadConstraints.DEFAULT_MAX_NUM_LEN + " digits)");
     }
 
+    /**
+     * An envelope string longer than its bound ({@link JsonBounds}): kept, echoed and logged after
+     * the parse, so bounded apart from the body.
+     */
+    static Problem tooLongInEnvelope(String field, int maxChars) {
+        return invalidRequest(field + " is longer than the limit of " + maxChars + " characters");
+    }
+
+    /** A string of params longer than its bound ({@link JsonBounds}), {@code what} the bound is. */
+    static Problem tooLongInParams(String field, int maxChars, String what) {
+        return invalidParams(field + " is longer than the limit of " + maxChars + " characters (" + what + ")");
+    }
+
     static Problem tooCostly(long cost, long budget) {
         return new Problem(413, JsonRpcErrors.INVALID_REQUEST, "the message would take about " + cost
                 + " bytes of heap while handled, more than the whole budget for bodies of " + budget

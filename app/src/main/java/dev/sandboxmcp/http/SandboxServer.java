@@ -67,7 +67,7 @@ public final class SandboxServer implements AutoCloseable {
     /** As above, with {@code messages} the heap budget that the tools' executor also charges answers to. */
     public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version,
             HealthProbe runnerHealth, RequestBodyBudget messages) {
-        JsonBounds bounds = JsonBounds.forBodies(config.limits().maxRequestBytes());
+        JsonBounds bounds = JsonBounds.forBodies(config.limits().maxRequestBytes(), tools.definitions().longestName());
         var json = bounds.mapper();
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
         CallerAddresses callers = new CallerAddresses(config.trustedProxies());

@@ -23,7 +23,9 @@
  *                           503  chunks, each charged to RequestBodyBudget     here to
  *                                as it arrives, into a ReceivedBody            JsonRpcEnvelope-
  *   JsonRpcEnvelopeFilter   400  not one JSON-RPC message the SDK can take,    Filter
- *                                or past JsonBounds (depth, tokens): one
+ *                                or past JsonBounds (depth, tokens, the
+ *                                envelope's strings: method, id, tool
+ *                                name, progress token): one
  *                                streaming pass, no tree; then charges the
  *                           503  parse's cost (JsonBounds.worstCost)
  *                           413  (more than the whole budget)

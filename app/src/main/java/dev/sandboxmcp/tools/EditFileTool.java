@@ -15,7 +15,7 @@ final class EditFileTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "path": {"type": "string", "minLength": 1, "description": "File path relative to the workspace root."},
+                "path": {"type": "string", "minLength": 1, "maxLength": %d, "description": "File path relative to the workspace root."},
                 "old_text": {"type": "string", "minLength": 1,
                   "description": "Exact text to replace, whitespace and line endings included. Include enough context to make it unique."},
                 "new_text": {"type": "string", "description": "Replacement text."},
@@ -46,7 +46,7 @@ final class EditFileTool extends DefinedTool {
                         + "must occur exactly expected_replacements times (default 1); otherwise nothing changes and the "
                         + "error says how many matched. The file is replaced atomically and the result carries a unified diff."
                         + DiskFloorText.refusesWrites(limits),
-                INPUT_SCHEMA, OUTPUT_SCHEMA.formatted(limits.diffChars() / 1024), Hints.destructive())
+                INPUT_SCHEMA.formatted(Names.MAX_PATH_CHARS), OUTPUT_SCHEMA.formatted(limits.diffChars() / 1024), Hints.destructive())
                 .target("path")
                 .instructions("edit_file: replaces exact text (old_text must match expected_replacements times, default 1) "
                         + "and returns a unified diff; prefer it to rewriting whole files.");

@@ -17,7 +17,8 @@ final class ListDirectoryTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "path": {"type": "string", "default": ".", "description": "Directory relative to the workspace root (default: the root)."},
+                "path": {"type": "string", "maxLength": %d, "default": ".",
+                  "description": "Directory relative to the workspace root (default: the root)."},
                 "depth": {"type": "integer", "minimum": 1, "maximum": 3, "default": 1,
                   "description": "1 lists the directory's own entries; 2 and 3 go that many levels down."},
                 "include_hidden": {"type": "boolean", "default": false, "description": "Include names starting with a dot."}
@@ -46,7 +47,7 @@ final class ListDirectoryTool extends DefinedTool {
                 "List names, kinds and sizes beneath a directory of the workspace, 1 to 3 levels deep, sorted by name, at most "
                         + limits.listEntries() + " entries (the result says when the cap cut it). Symbolic links are shown with "
                         + "their target and never followed.",
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent())
+                INPUT_SCHEMA.formatted(Names.MAX_PATH_CHARS), OUTPUT_SCHEMA, Hints.readOnly().idempotent())
                 .target("path")
                 .instructions("list_directory: names, kinds and sizes, 1 to 3 levels deep; links are shown, not followed.");
     }

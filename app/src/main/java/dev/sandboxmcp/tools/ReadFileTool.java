@@ -16,7 +16,7 @@ final class ReadFileTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "path": {"type": "string", "minLength": 1, "description": "Relative to the workspace root."},
+                "path": {"type": "string", "minLength": 1, "maxLength": %d, "description": "Relative to the workspace root."},
                 "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": %d,
                   "description": "Most lines to return (default %d, within %d KiB; with limit, within %d KiB)."},
@@ -52,7 +52,7 @@ final class ReadFileTool extends DefinedTool {
                 "Read a UTF-8 text file in the workspace by pages of lines (default " + limits.pageLines() + " lines within "
                         + limits.pageBytes() / 1024 + " KiB), with the total line count and the offset of the next page; "
                         + "tail=N reads the last N lines. Paths are relative to the workspace root and cannot leave it.",
-                INPUT_SCHEMA.formatted(limits.readLinesMax(), limits.pageLines(), limits.pageBytes() / 1024,
+                INPUT_SCHEMA.formatted(Names.MAX_PATH_CHARS, limits.readLinesMax(), limits.pageLines(), limits.pageBytes() / 1024,
                         limits.fileMaxBytes() / 1024, limits.readLinesMax()),
                 OUTPUT_SCHEMA, Hints.readOnly().idempotent())
                 .target("path")

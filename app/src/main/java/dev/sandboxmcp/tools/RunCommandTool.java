@@ -8,6 +8,7 @@ import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
 import dev.sandboxmcp.exec.OutputView;
 import dev.sandboxmcp.exec.RunningCommand;
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,7 @@ final class RunCommandTool extends DefinedTool {
                 "command": {"type": "string", "minLength": 1},
                 "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": %d,
                   "description": "Default %d. At the deadline the command and all it started are killed."},
-                "cwd": {"type": "string", "description": "Relative to the workspace root (default: the root)."},
+                "cwd": {"type": "string", "maxLength": %d, "description": "Relative to the workspace root (default: the root)."},
                 "stdin": {"type": "string", "description": "Written to the command's stdin, then closed."}
               },
               "required": ["command"],
@@ -63,7 +64,8 @@ final class RunCommandTool extends DefinedTool {
                         + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
                         + "tail); job_output with output_id reads the rest. Leftover background processes are killed."
                         + DiskFloorText.stopsWriters(limits),
-                INPUT_SCHEMA.formatted(limits.maxTimeout().toSeconds(), limits.defaultTimeout().toSeconds()), OUTPUT_SCHEMA,
+                INPUT_SCHEMA.formatted(limits.maxTimeout().toSeconds(), limits.defaultTimeout().toSeconds(),
+                        Names.MAX_PATH_CHARS), OUTPUT_SCHEMA,
                 Hints.destructive().openWorld())
                 .target("command").length(CallLength.OWN_TIMEOUT)
                 .instructions("run_command: /bin/sh -lc in the workspace root (or cwd, a directory inside it). stdin is "

@@ -3,6 +3,7 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.Job;
 import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -15,7 +16,7 @@ final class StartJobTool extends DefinedTool {
               "type": "object",
               "properties": {
                 "command": {"type": "string", "minLength": 1, "description": "Run with /bin/sh -lc."},
-                "cwd": {"type": "string", "description": "Relative to the workspace root (default: the root)."},
+                "cwd": {"type": "string", "maxLength": %d, "description": "Relative to the workspace root (default: the root)."},
                 "stdin_open": {"type": "boolean",
                   "description": "Keep its stdin open for job_input (a prompt, a REPL). Default false: end of file."}
               },
@@ -38,7 +39,7 @@ final class StartJobTool extends DefinedTool {
                         + "once; job_output reads its combined output, job_input writes to its stdin (with stdin_open), "
                         + "stop_job ends it. A job's result says what it took once it has ended."
                         + DiskFloorText.stopsWriters(limits),
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive().openWorld())
+                INPUT_SCHEMA.formatted(Names.MAX_PATH_CHARS), OUTPUT_SCHEMA, Hints.destructive().openWorld())
                 .target("command")
                 .instructions("start_job / job_output / stop_job / list_jobs: background work with no deadline (servers, "
                         + "watchers). Jobs survive reconnects and are killed when the server stops. job_output pages by byte "

@@ -32,6 +32,11 @@ public final class ToolDefinitions {
         return List.copyOf(specs.keySet());
     }
 
+    /** The length of the longest tool name: a call naming anything longer names no tool. */
+    public int longestName() {
+        return specs.keySet().stream().mapToInt(String::length).max().orElse(0);
+    }
+
     /**
      * How long the server waits for the runner's answer to one call, all told: a command's answer
      * comes at its deadline or at the call budget, whichever is first (then it goes on as a job).

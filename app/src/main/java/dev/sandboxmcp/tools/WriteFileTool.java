@@ -15,7 +15,7 @@ final class WriteFileTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "path": {"type": "string", "minLength": 1,
+                "path": {"type": "string", "minLength": 1, "maxLength": %d,
                   "description": "File path relative to the workspace root. Its directory must exist."},
                 "content": {"type": "string", "description": "UTF-8 text to write."},
                 "append": {"type": "boolean", "default": false,
@@ -42,7 +42,7 @@ final class WriteFileTool extends DefinedTool {
                         + "Replacing is atomic: readers see the old file or the new one, never a mix; the file keeps its "
                         + "permissions. With append=true the text is added at the end. The directory must already exist."
                         + DiskFloorText.refusesWrites(limits),
-                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.destructive())
+                INPUT_SCHEMA.formatted(Names.MAX_PATH_CHARS), OUTPUT_SCHEMA, Hints.destructive())
                 .target("path")
                 .instructions("write_file: writes UTF-8 text, at most " + limits.fileMaxBytes() / 1024 + " KiB per call; "
                         + "replacing is atomic, append=true appends. The parent directory must exist (run_command mkdir -p).");

@@ -9,6 +9,14 @@ package dev.sandboxmcp.workspace;
  */
 public final class Names {
 
+    /**
+     * The longest path a tool call may give, in characters: Linux's PATH_MAX (4096 bytes, the
+     * terminating NUL included), past which the kernel names no file. The tools' input schemas
+     * say so ({@code maxLength}), so the server refuses a longer one before the runner sees it; a
+     * name in a message is shown to this many characters ({@link #quoted}).
+     */
+    public static final int MAX_PATH_CHARS = 4096;
+
     private Names() {
     }
 
@@ -17,8 +25,16 @@ public final class Names {
         return needsQuoting(name) ? quote(name) : name;
     }
 
-    /** For messages: the name in single quotes, or quoted and escaped when it needs it. */
+    /**
+     * For messages: the name in single quotes, or quoted and escaped when it needs it. A name longer
+     * than {@link #MAX_PATH_CHARS} (none a call can give) is shown to that many characters, and how
+     * many it has: a message never echoes more of a name than that, whatever sent it.
+     */
     public static String quoted(String name) {
+        if (name.length() > MAX_PATH_CHARS) {
+            int cut = Character.isHighSurrogate(name.charAt(MAX_PATH_CHARS - 1)) ? MAX_PATH_CHARS - 1 : MAX_PATH_CHARS;
+            return quoted(name.substring(0, cut)) + "... (" + name.length() + " characters)";
+        }
         return needsQuoting(name) ? quote(name) : "'" + name + "'";
     }
 

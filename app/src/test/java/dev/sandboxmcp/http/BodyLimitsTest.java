@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sandboxmcp.RawHttp;
 import dev.sandboxmcp.TestServer;
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.tools.ToolCatalog;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
@@ -13,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BodyLimitsTest {
 
     static final int MAX_BYTES = 64 * 1024;
-    static final JsonBounds BOUNDS = JsonBounds.forBodies(MAX_BYTES);
+    static final JsonBounds BOUNDS = JsonBounds.forBodies(MAX_BYTES, ToolCatalog.definitions(Limits.defaults()).longestName());
     static final String AUTH = "Authorization: Bearer " + TestServer.TOKEN + "\r\n";
     static final String JSON = "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
     /** A ping whose params carry {@code pad}: 14 tokens and depth 2 around it. */
@@ -186,5 +189,61 @@ class BodyLimitsTest {
         RawHttp.Response media = RawHttp.post(small.port(), "/mcp-sandbox/mcp",
                 AUTH + "Content-Type: text/plain\r\nAccept: application/json, text/event-stream\r\n", pingOfSize(200));
         assertRefused("a wrong content type", media, 415, "Content-Type");
+    }
+
+    /** A message with {@code value} (JSON text) where {@code template}'s {@code VALUE} stands. */
+    RawHttp.Response posted(String template, String value) throws Exception {
+        return post(standard, template.replace("VALUE", value));
+    }
+
+    static String quoted(String text) {
+        return "\"" + text + "\"";
+    }
+
+    /** Not refused by the envelope check: the SDK's answer (a result, or its own error), or the 202 of a notification. */
+    static void assertPassedTheEnvelope(String what, RawHttp.Response response) {
+        assertThat(response.status()).as("%s: %s", what, response.body()).isIn(200, 202);
+        assertThat(response.body()).as(what).doesNotContain("longer than the limit");
+    }
+
+    @Test
+    void envelopeStringsAtTheirBounds() throws Exception {
+        int longestTool = ToolCatalog.definitions(Limits.defaults()).longestName();
+        assertThat(BOUNDS.maxToolNameChars()).isEqualTo(longestTool).isEqualTo("list_directory".length());
+        record Bounded(String what, String template, int limit, int status, String naming) {
+        }
+        String call = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"list_jobs\","
+                + "\"arguments\":{},\"_meta\":{\"progressToken\":VALUE}}}";
+        List<Bounded> bounded = List.of(
+                new Bounded("method", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":VALUE}", JsonBounds.MAX_METHOD_CHARS, 400,
+                        "\\\"method\\\" is longer than the limit of 128 characters"),
+                new Bounded("a notification's method", "{\"jsonrpc\":\"2.0\",\"method\":VALUE}", JsonBounds.MAX_METHOD_CHARS, 400,
+                        "\\\"method\\\" is longer than the limit of 128 characters"),
+                new Bounded("id", "{\"jsonrpc\":\"2.0\",\"id\":VALUE,\"method\":\"ping\"}", JsonBounds.MAX_ID_CHARS, 400,
+                        "\\\"id\\\" is longer than the limit of 256 characters"),
+                new Bounded("requestId", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":VALUE}}",
+                        JsonBounds.MAX_ID_CHARS, 400, "params.requestId is longer than the limit of 256 characters"),
+                new Bounded("tool name", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":VALUE}}",
+                        longestTool, 400, "params.name of tools/call is longer than the limit of " + longestTool + " characters"),
+                new Bounded("progressToken", call, JsonBounds.MAX_PROGRESS_TOKEN_CHARS, 400,
+                        "params._meta.progressToken is longer than the limit of 256 characters"));
+        for (Bounded b : bounded) {
+            // At the limit: the SDK's to answer (an unknown method or tool is its error, not the envelope's).
+            assertPassedTheEnvelope(b.what() + " at the limit", posted(b.template(), quoted("\u0101" + "m".repeat(b.limit() - 1))));
+            // One past it, and far past it (past what the check reads at all: refused before it is whole).
+            for (int length : new int[] {b.limit() + 1, JsonBounds.MAX_KEPT_CHARS + 1, 100_000}) {
+                RawHttp.Response refused = posted(b.template(), quoted("\u0101" + "m".repeat(length - 1)));
+                assertRefused(b.what() + " of " + length, refused, b.status(), b.naming());
+                assertThat(refused.body()).as(b.what()).doesNotContain("mmmmmmmm").hasSizeLessThan(400);
+                if (b.template().contains("\"id\":7")) {
+                    assertThat(refused.body()).as(b.what() + ": the id is answered").contains("\"id\":7");
+                }
+            }
+        }
+        // A number's digits count as an id's characters (one past a long's the SDK refuses itself); a refused id is not echoed.
+        RawHttp.Response longNumber = posted(bounded.get(2).template(), "9".repeat(JsonBounds.MAX_ID_CHARS + 1));
+        assertRefused("a number id past the limit", longNumber, 400, "limit of 256 characters");
+        assertThat(longNumber.body()).contains("\"id\":null");
+        assertThat(posted(bounded.get(2).template(), quoted("i".repeat(300))).body()).contains("\"id\":null");
     }
 }

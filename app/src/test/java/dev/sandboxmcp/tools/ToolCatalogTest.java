@@ -3,9 +3,15 @@ package dev.sandboxmcp.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sandboxmcp.config.Config;
+import dev.sandboxmcp.audit.AuditLog;
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.workspace.Names;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -84,5 +90,70 @@ class ToolCatalogTest {
                 .contains("- read_file: UTF-8 text in pages of " + Limits.defaults().pageLines() + " lines")
                 .contains("- start_job / job_output / stop_job / list_jobs: background work")
                 .contains("- list_directory: names, kinds and sizes").doesNotContain("%");
+    }
+
+    /** Every argument that names a path, by tool. */
+    static final Map<String, String> PATH_ARGUMENTS = Map.of("read_file", "path", "write_file", "path", "edit_file", "path",
+            "list_directory", "path", "run_command", "cwd", "start_job", "cwd");
+
+    @Test
+    void everyPathArgumentIsBoundedByPathMax() {
+        Map<String, McpSchema.Tool> tools = byName(Limits.defaults());
+        PATH_ARGUMENTS.forEach((tool, argument) -> assertThat(properties(tools.get(tool)).get(argument))
+                .as("%s.%s", tool, argument).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .containsEntry("maxLength", Names.MAX_PATH_CHARS));
+        tools.values().forEach(tool -> properties(tool).forEach((name, schema) -> {
+            if (name.equals("path") || name.equals("cwd")) {
+                assertThat(PATH_ARGUMENTS).as("a path argument not listed here: %s.%s", tool.name(), name)
+                        .containsEntry(tool.name(), (String) name);
+            }
+        }));
+    }
+
+    @Test
+    void aPathPastPathMaxIsRefusedBeforeTheRunnerSeesItAndNotEchoed() {
+        List<String> executed = new ArrayList<>();
+        ToolExecutor executor = (tool, arguments, progress) -> {
+            executed.add(tool + " " + String.valueOf(arguments.get(PATH_ARGUMENTS.get(tool))).length());
+            return ToolResponse.failure(null, "no such file");
+        };
+        ByteArrayOutputStream audit = new ByteArrayOutputStream();
+        ToolDispatcher dispatcher = new ToolDispatcher(ToolCatalog.definitions(Limits.defaults()), executor,
+                new AuditLog(new PrintStream(audit, true, StandardCharsets.UTF_8)));
+        Map<String, McpSchema.Tool> tools = byName(Limits.defaults());
+        String atTheLimit = "\u0101" + "p".repeat(Names.MAX_PATH_CHARS - 1);
+        String past = atTheLimit + "p";
+        for (Map.Entry<String, String> argument : PATH_ARGUMENTS.entrySet()) {
+            String tool = argument.getKey();
+            Map<String, Object> required = switch (tool) {
+                case "write_file" -> Map.of("content", "");
+                case "edit_file" -> Map.of("old_text", "a", "new_text", "b");
+                case "run_command", "start_job" -> Map.of("command", "true");
+                default -> Map.of();
+            };
+            java.util.HashMap<String, Object> arguments = new java.util.HashMap<>(required);
+            arguments.put(argument.getValue(), atTheLimit);
+            McpSchema.CallToolResult passed = dispatcher.dispatch(tools.get(tool),
+                    McpSchema.CallToolRequest.builder().name(tool).arguments(new java.util.HashMap<>(arguments)).build(),
+                    null, Progress.NONE);
+            assertThat(executed).as(tool + " at the limit: carried out").containsExactly(tool + " " + Names.MAX_PATH_CHARS);
+            assertThat(text(passed)).isEqualTo("no such file");
+            executed.clear();
+            arguments.put(argument.getValue(), past);
+            McpSchema.CallToolResult refused = dispatcher.dispatch(tools.get(tool),
+                    McpSchema.CallToolRequest.builder().name(tool).arguments(arguments).build(), null, Progress.NONE);
+            assertThat(executed).as(tool + " one past the limit: refused before the executor").isEmpty();
+            assertThat(refused.isError()).isTrue();
+            assertThat(text(refused)).as(tool).startsWith("invalid arguments for " + tool + ": ")
+                    .containsAnyOf("at most " + Names.MAX_PATH_CHARS, "at most 4,096").doesNotContain("pppppppp").hasSizeLessThan(400);
+        }
+    }
+
+    static Map<?, ?> properties(McpSchema.Tool tool) {
+        return (Map<?, ?>) tool.inputSchema().get("properties");
+    }
+
+    static String text(McpSchema.CallToolResult result) {
+        return ((McpSchema.TextContent) result.content().getFirst()).text();
     }
 }

@@ -47,4 +47,19 @@ class NamesTest {
         assertThat(Names.display("\"a\\nb\"")).isEqualTo("\"\\\"a\\\\nb\\\"\"");
         assertThat(Names.display("a\nb")).isEqualTo("\"a\\nb\"");
     }
+
+    @Test
+    void aMessageShowsANameToThePathLimitAndSaysHowLongItIs() {
+        String atTheLimit = "\u0101".repeat(Names.MAX_PATH_CHARS);
+        assertThat(Names.quoted(atTheLimit)).isEqualTo("'" + atTheLimit + "'");
+        String long8MiB = "\u0101" + "x".repeat(8 * 1024 * 1024);
+        assertThat(Names.quoted(long8MiB)).isEqualTo("'" + long8MiB.substring(0, Names.MAX_PATH_CHARS) + "'... ("
+                + long8MiB.length() + " characters)");
+        String quoting = "\n" + "x".repeat(Names.MAX_PATH_CHARS);
+        assertThat(Names.quoted(quoting)).isEqualTo("\"\\n" + "x".repeat(Names.MAX_PATH_CHARS - 1) + "\"... ("
+                + (Names.MAX_PATH_CHARS + 1) + " characters)");
+        String pair = "x".repeat(Names.MAX_PATH_CHARS - 1) + "\ud83d\ude00";
+        assertThat(Names.quoted(pair)).as("half a pair is not shown").isEqualTo("'" + "x".repeat(Names.MAX_PATH_CHARS - 1)
+                + "'... (" + (Names.MAX_PATH_CHARS + 1) + " characters)");
+    }
 }
