@@ -1,20 +1,9 @@
 package dev.sandboxmcp.exec;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
-import java.io.FileInputStream;
-import java.io.IOException;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.invoke.MethodHandle;
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.LongFunction;
-import java.util.function.Predicate;
 
 /**
  * Kills everything a command left behind that escaped its tree's bookkeeping (a process that
@@ -30,20 +19,14 @@ import java.util.function.Predicate;
  * operator's shell, Docker's health check). No command can make one: a process's parent is the
  * one that forked it, inside the namespace, and an orphan goes to the init (ppid 1) or, from a
  * command, to the runner ({@link Orphans}), never to a
- * process outside. So a process is spared when its chain of parents, as one scan of
+ * process outside. So a process is spared when its chain of parents, as one snapshot of
  * {@code /proc} reads it, reaches a live ppid-0 process other than the init and the runner's own
  * root. What an operator's session leaves running after it ends is an orphan of the init, and
  * swept like the rest. A link that cannot be trusted counts as no link: a parent missing from the
  * snapshot, dead (a zombie, or being released, when the kernel shows ppid and session 0), or
  * started after its child (its pid was reused); and while anything entered from outside is
- * spared, a sweep ends only when two scans in a row prove nothing alive is left, so that a link
- * torn during one scan is read again.
- *
- * <p>A fork chain (each generation forks the next and exits at once) lives a fork's time per pid,
- * less than a scan: a scan looks at the newest pid first and kills each leftover as soon as it
- * is judged, and a sweep goes on until a scan during which no pid was handed out finds nothing
- * alive to kill ({@link #sweep(long, Predicate)}). Processes of other users are never killed:
- * the runner has no capabilities, and the kernel refuses them. One way in
+ * spared, a sweep ends only when two scans in a row find nothing alive to kill, so that a link
+ * torn during one scan is read again. One way in
  * remains that this cannot see: a command that may ptrace a process of its own user (a host
  * without Yama's {@code ptrace_scope} 1) can make an operator's shell or a health check fork for
  * it, and that child is spared while its parent lives.
@@ -56,16 +39,8 @@ public final class IdleSweep {
     /** Never sweeps: outside the runner's container. */
     public static final IdleSweep NONE = new IdleSweep(false);
 
-    /** How long a sweep may go on killing; a leftover that does not die (uninterruptible sleep) is left to the next. */
-    private static final Duration BUDGET = Duration.ofSeconds(1);
-    private static final int QUIET_SCANS = 3;
-    private static final Duration QUIET = Duration.ofMillis(50);
-    private static final Duration PAUSE = Duration.ofMillis(5);
+    private static final int ROUNDS = 20;
     private static final long INIT = 1;
-    private static final int SIGKILL = 9;
-    /** libc's {@code kill(2)}: {@link ProcessHandle} would read the process's stat twice more before signalling it. */
-    private static final MethodHandle KILL = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().find("kill").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
 
     private final boolean enabled;
     private int active;
@@ -98,148 +73,32 @@ public final class IdleSweep {
     }
 
     private static void sweep() {
-        sweep(ProcessHandle.current().pid(), stat -> true);
-    }
-
-    /**
-     * Scans until a scan proves nothing is left: it killed nothing alive and no pid was handed out
-     * while it ran, so every process alive at its end was listed at its start (and, while
-     * something is spared, the scan before was such a scan too). While pids are handed out and
-     * nothing spared can be forking them, a leftover is, however seldom a scan sees it alive (a
-     * fork chain): the scans go on back to back. Forks by what is spared (an operator's build), or
-     * a kernel that does not tell, end it after {@link #QUIET_SCANS} scans in a row that kill
-     * nothing alive, spread over {@link #QUIET}. At most {@link #BUDGET}. {@code scope}: what it
-     * may kill (the tests'; the runner's is everything).
-     */
-    static void sweep(long self, Predicate<ProcStat> scope) {
+        long self = ProcessHandle.current().pid();
         byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
-        long start = System.nanoTime();
-        long quietSince = 0;
-        int quiet = 0;
-        boolean proved = false;
-        while (System.nanoTime() - start < BUDGET.toNanos()) {
-            long lastPid = lastPid(buffer);
-            Scan scan = new Scan(self, scope, buffer);
-            scan.run(lastPid);
-            boolean forked = lastPid < 0 || lastPid(buffer) != lastPid;
-            if (!scan.killedAlive && !forked) {
-                // A link torn during the scan (a parent that died after its child was read) may
-                // have spared something: the next scan reads it again.
-                if (proved || !scan.spared) {
+        boolean clean = false;
+        for (int round = 0; round < ROUNDS; round++) {
+            // A fork loop may add processes while we kill; a few rounds catch its children too.
+            Map<Long, ProcStat> processes = snapshot(buffer);
+            Set<Long> leftovers = leftovers(processes, self);
+            leftovers.forEach(pid -> kill(pid, processes.get(pid), buffer));
+            // Zombies are killed too (a process whose main thread exited shows as one while its
+            // other threads run), but only live ones are worth another round.
+            if (leftovers.stream().noneMatch(pid -> alive(processes.get(pid)))) {
+                // One more scan at once: a process spared through a parent whose pid was reused
+                // during a scan was reparented to the init before that reuse, and shows it now.
+                if (clean || !sparesEntered(processes, leftovers, self)) {
                     return;
                 }
-                proved = true;
-                quiet = 0;
+                clean = true;
                 continue;
             }
-            proved = false;
-            if (scan.killedAlive || !(scan.spared || lastPid < 0)) {
-                quiet = 0;
-                if (forked) {
-                    continue; // the sooner a fork chain's newest pid is read, the likelier the kill lands
-                }
-            } else if (quiet++ == 0) {
-                quietSince = System.nanoTime();
-            } else if (quiet >= QUIET_SCANS && System.nanoTime() - quietSince >= QUIET.toNanos()) {
-                return;
-            }
+            clean = false;
             try {
-                Thread.sleep(PAUSE);
+                Thread.sleep(5);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-        }
-    }
-
-    /**
-     * One look at every process, newest pid first. Each is judged and, if left over, killed as soon
-     * as its stat and its parents' are read, not after the whole scan: a generation of a fork chain
-     * lives about as long as a fork takes, well under a scan of {@code /proc}.
-     */
-    private static final class Scan {
-        private final Map<Long, ProcStat> read = new HashMap<>();
-        private final Set<Long> runner = new HashSet<>();
-        private final Set<Long> links = new HashSet<>();
-        private final Predicate<ProcStat> scope;
-        private final byte[] buffer;
-        /** Whether it signalled a leftover that was alive when read. */
-        boolean killedAlive;
-        /** Whether it judged anything in scope but the init and the runner not a leftover. */
-        boolean spared;
-
-        Scan(long self, Predicate<ProcStat> scope, byte[] buffer) {
-            this.scope = scope;
-            this.buffer = buffer;
-            chain(this::stat, self, runner);
-        }
-
-        /** {@code newest}: the last pid handed out, looked at before {@code /proc} is listed; -1 if unknown. */
-        void run(long newest) {
-            if (newest > 0) {
-                visit(newest);
-            }
-            long[] pids = ProcStat.pids();
-            Arrays.sort(pids);
-            // Newest first: pids are handed out in a cycle, so down from the last one, then down from the top.
-            int next = Arrays.binarySearch(pids, newest + 1);
-            int below = next >= 0 ? next : -next - 1;
-            for (int i = 0; i < pids.length; i++) {
-                long pid = pids[Math.floorMod(below - 1 - i, pids.length)];
-                if (pid != newest) {
-                    visit(pid);
-                }
-            }
-        }
-
-        private void visit(long pid) {
-            ProcStat stat = pid == INIT || runner.contains(pid) ? null : stat(pid);
-            if (stat == null || !scope.test(stat)) {
-                return;
-            }
-            links.clear();
-            if (!leftover(this::stat, pid, runner, links)) {
-                spared = true;
-            } else if (kill(pid) && alive(stat)) {
-                killedAlive = true;
-            }
-        }
-
-        /** The stat of {@code pid} as this scan first read it; null when it was gone. */
-        private ProcStat stat(long pid) {
-            ProcStat stat = read.get(pid);
-            if (stat == null && !read.containsKey(pid)) {
-                stat = ProcStat.read(pid, buffer);
-                read.put(pid, stat);
-            }
-            return stat;
-        }
-
-        /**
-         * SIGKILL to {@code pid}, read microseconds before (a pid is reused only after the whole
-         * pid space has been handed out); whether it was sent. The kernel refuses a process of
-         * another user (EPERM), which is neither killed nor waited for.
-         */
-        private boolean kill(long pid) {
-            try {
-                return (int) KILL.invokeExact((int) pid, SIGKILL) == 0;
-            } catch (Throwable impossible) {
-                throw new IllegalStateException(impossible);
-            }
-        }
-    }
-
-    /** The last pid handed out in this PID namespace; -1 when it cannot be read. */
-    private static long lastPid(byte[] buffer) {
-        try (FileInputStream in = new FileInputStream("/proc/sys/kernel/ns_last_pid")) {
-            int length = in.readNBytes(buffer, 0, buffer.length);
-            long pid = -1;
-            for (int i = 0; i < length && buffer[i] >= '0' && buffer[i] <= '9'; i++) {
-                pid = Math.max(pid, 0) * 10 + (buffer[i] - '0');
-            }
-            return pid;
-        } catch (IOException unreadable) {
-            return -1;
         }
     }
 
@@ -259,37 +118,42 @@ public final class IdleSweep {
      */
     static Set<Long> leftovers(Map<Long, ProcStat> processes, long self) {
         Set<Long> runner = new HashSet<>();
-        chain(processes::get, self, runner);
+        chain(processes, self, runner);
         Set<Long> leftovers = new HashSet<>();
         Set<Long> links = new HashSet<>();
-        processes.keySet().forEach(pid -> {
+        processes.forEach((pid, stat) -> {
+            if (pid == INIT || runner.contains(pid)) {
+                return;
+            }
             links.clear();
-            if (pid != INIT && !runner.contains(pid) && leftover(processes::get, pid, runner, links)) {
+            long root = chain(processes, pid, links);
+            if (root <= 0 || root == INIT || runner.contains(root) || !alive(processes.get(root))
+                    || processes.get(root).session() == 0) {
                 leftovers.add(pid);
             }
         });
         return leftovers;
     }
 
-    /** Whether {@code pid}, neither the init nor in {@code runner}, is a leftover: its chain of parents spares it not. */
-    private static boolean leftover(LongFunction<ProcStat> processes, long pid, Set<Long> runner, Set<Long> links) {
-        long root = chain(processes, pid, links);
-        return root <= 0 || root == INIT || runner.contains(root) || !alive(processes.apply(root))
-                || processes.apply(root).session() == 0;
+    /** Whether the decision spared anything but the init and the runner: only then can a torn link have misled it. */
+    private static boolean sparesEntered(Map<Long, ProcStat> processes, Set<Long> leftovers, long self) {
+        Set<Long> runner = new HashSet<>();
+        chain(processes, self, runner);
+        return processes.keySet().stream().anyMatch(pid -> pid != INIT && !runner.contains(pid) && !leftovers.contains(pid));
     }
 
     /**
      * Follows the parents of {@code pid} in {@code processes}, adding each pid on the way to
      * {@code links}; returns the ppid-0 process it ends at, or -1 when a link cannot be trusted.
      */
-    private static long chain(LongFunction<ProcStat> processes, long pid, Set<Long> links) {
+    private static long chain(Map<Long, ProcStat> processes, long pid, Set<Long> links) {
         long at = pid;
-        ProcStat stat = processes.apply(at);
+        ProcStat stat = processes.get(at);
         while (stat != null && links.add(at)) {
             if (stat.ppid() == 0) {
                 return at;
             }
-            ProcStat parent = processes.apply(stat.ppid());
+            ProcStat parent = processes.get(stat.ppid());
             if (parent == null || !alive(parent) || parent.startTicks() > stat.startTicks()) {
                 return -1;
             }
@@ -301,5 +165,16 @@ public final class IdleSweep {
 
     private static boolean alive(ProcStat stat) {
         return stat != null && stat.state() != 'Z' && stat.state() != 'X';
+    }
+
+    /** Kills {@code pid} if it is still the process the snapshot saw ({@code seen}), not a reuse of its pid. */
+    private static void kill(long pid, ProcStat seen, byte[] buffer) {
+        ProcessHandle.of(pid).ifPresent(handle -> {
+            // The handle keeps the start time it found, and destroying it checks that again.
+            ProcStat now = ProcStat.read(pid, buffer);
+            if (now != null && now.startTicks() == seen.startTicks()) {
+                handle.destroyForcibly();
+            }
+        });
     }
 }
