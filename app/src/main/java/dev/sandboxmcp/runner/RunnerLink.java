@@ -81,7 +81,7 @@ public final class RunnerLink implements ToolExecutor {
          * runner taken over could answer the next ones without reading, and each answered call's
          * line would stay queued here for good (nothing gives it up any more).
          */
-        void checkSent(long id) throws Protocol.Violation {
+        synchronized void checkSent(long id) throws Protocol.Violation { // after the line is queued (exchange)
             if (seenSent.get()) {
                 return;
             }
@@ -200,7 +200,12 @@ public final class RunnerLink implements ToolExecutor {
     private void complete(Peer from, long id, Answer answer) throws Protocol.Violation {
         Pending call = pending.get(id);
         if (call != null && call.peer() == from && pending.remove(id, call)) {
-            call.checkSent(id);
+            try {
+                call.checkSent(id);
+            } catch (Protocol.Violation e) {
+                answer.hold().close();
+                throw e;
+            }
             call.answer().complete(answer);
         } else { // an answer after the call's deadline or cancel, to a call of an earlier connection, or to no call
             answer.hold().close();
@@ -292,13 +297,15 @@ public final class RunnerLink implements ToolExecutor {
                     + "seconds); try again shortly");
         }
         Pending call = new Pending(current, line, ProgressRelay.to(progress));
-        pending.put(id, call);
-        if (current.closed()) { // it ended between the look and the registration: its reader may have missed this call
-            pending.remove(id);
-            call.progress().close();
-            throw new Unanswered("the runner's connection ended just now; try again shortly");
+        synchronized (call) { // an answer that comes before the line is queued waits for it (Pending.checkSent)
+            pending.put(id, call);
+            if (current.closed()) { // it ended between the look and the registration: its reader may have missed this call
+                pending.remove(id);
+                call.progress().close();
+                throw new Unanswered("the runner's connection ended just now; try again shortly");
+            }
+            current.sendLine(line); // queued, never written here: a runner that stops reading must not hold this thread
         }
-        current.sendLine(line); // queued, never written here: a runner that stops reading must not hold this thread
         if (cancellation != CallCancellation.NEVER) { // its callbacks would pile up, never to run
             cancellation.onCancel(why -> {
                 // Answered at once, as the client asked; the runner kills the command tree on its own.

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.health.HealthProbe;
 import dev.sandboxmcp.tools.CallCancellation;
+import dev.sandboxmcp.tools.HeapBudget;
 import dev.sandboxmcp.tools.LocalTools;
 import dev.sandboxmcp.tools.Progress;
 import dev.sandboxmcp.tools.SandboxTool;
@@ -389,7 +390,25 @@ class ChannelTest {
 
     @Test
     void aRunnerThatAnswersCallsItWasNotSentIsCutOffAndLeavesNoLineQueuedHere() throws Exception {
-        RunnerLink link = link();
+        java.util.concurrent.atomic.AtomicLong held = new java.util.concurrent.atomic.AtomicLong();
+        HeapBudget counting = new HeapBudget() {
+            @Override
+            public Hold tryHold(long bytes) {
+                held.addAndGet(bytes);
+                java.util.concurrent.atomic.AtomicBoolean given = new java.util.concurrent.atomic.AtomicBoolean();
+                return () -> {
+                    if (given.compareAndSet(false, true)) {
+                        held.addAndGet(-bytes);
+                    }
+                };
+            }
+
+            @Override
+            public long capacity() {
+                return Long.MAX_VALUE;
+            }
+        };
+        RunnerLink link = new RunnerLink(BOUNDS, (tool, arguments) -> DEADLINE, counting);
         ChannelListener listener = listen(link);
         Secret secret = listener.rotate();
         try (SocketChannel forger = SocketChannel.open(StandardProtocolFamily.UNIX);
@@ -412,7 +431,9 @@ class ChannelTest {
             }
             try {
                 for (long id = 1; id <= 50; id++) { // ids are a count: the next ones are easy to guess
-                    out.write(Protocol.encode(new Protocol.Reply(id, false, "forged", Map.of(), null, 0L, false)));
+                    // Each long enough to hold part of the budget, which a cut-off answer must give back.
+                    out.write(Protocol.encode(new Protocol.Reply(id, false, "forged".repeat(12_000), Map.of(), null, 0L,
+                            false)));
                 }
             } catch (java.io.IOException hungUp) {
                 // the server closed the connection at the first answer to a call it had not sent: what is wanted
@@ -424,6 +445,10 @@ class ChannelTest {
             assertThat(texts).as("a forged answer to a call still queued here").anyMatch(t -> t.contains("had not been sent"));
             awaitConnected(link, false);
             assertThat(link.queuedBytes()).isZero();
+            for (var call : calls) {
+                call.get(1, TimeUnit.SECONDS).text(); // every answer handed back (the calls here keep no hold)
+            }
+            assertThat(held).as("heap still held for answers").hasValue(0);
         }
     }
 

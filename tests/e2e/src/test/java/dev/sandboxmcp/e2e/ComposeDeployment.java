@@ -152,7 +152,14 @@ final class ComposeDeployment implements AutoCloseable {
             deployment.close();
             throw new AssertionError("compose up failed:\n" + up.output());
         }
-        deployment.awaitHealthy(Duration.ofSeconds(60));
+        try {
+            deployment.awaitHealthy(Duration.ofSeconds(60));
+        } catch (AssertionError | Exception notHealthy) {
+            // Torn down here, as no test will: its containers' restart policy would otherwise bring
+            // them back, crash-looping, every time dockerd starts.
+            deployment.close();
+            throw notHealthy;
+        }
         return deployment;
     }
 
