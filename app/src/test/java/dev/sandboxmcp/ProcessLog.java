@@ -6,6 +6,7 @@ import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.TypeRef;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -15,20 +16,33 @@ import java.util.Map;
  */
 public final class ProcessLog {
 
-    /** The fields every audit line has. */
-    static final List<String> AUDIT_FIELDS = List.of("time", "event", "tool", "target", "outcome", "duration_ms", "client",
-            "peer");
+    /** The fields every audit line of a call's end ({@code tool_call}) has. */
+    static final List<String> AUDIT_FIELDS = List.of("time", "event", "call", "tool", "target", "outcome", "duration_ms",
+            "client", "peer");
+    /** The fields every audit line of a call's start ({@code tool_call_started}) has. */
+    static final List<String> START_FIELDS = List.of("time", "event", "call", "tool", "target", "client", "peer");
 
     private ProcessLog() {
     }
 
     /**
      * Every line (split at any line break a reader might honour: {@code \n}, {@code \r}, NEL,
-     * U+2028, U+2029) is either a whole audit line, a JSON object with every audit field, or a log
-     * line that is not JSON; the audit lines are returned.
+     * U+2028, U+2029) is either a whole audit line of a call's start or end, a JSON object with every
+     * field of its kind, or a log line that is not JSON; every call that ended had started, on an
+     * earlier line with the same number, tool and target. The lines of the calls' ends are returned.
      */
     public static List<Map<String, Object>> auditLines(String output) {
-        List<Map<String, Object>> audit = new ArrayList<>();
+        return lines(output, "tool_call");
+    }
+
+    /** As {@link #auditLines}, the lines of the calls' starts. */
+    public static List<Map<String, Object>> startLines(String output) {
+        return lines(output, "tool_call_started");
+    }
+
+    private static List<Map<String, Object>> lines(String output, String event) {
+        List<Map<String, Object>> chosen = new ArrayList<>();
+        Map<Object, Map<String, Object>> started = new HashMap<>();
         for (String line : output.split("\\R")) {
             if (!line.stripLeading().startsWith("{")) {
                 continue;
@@ -39,11 +53,20 @@ public final class ProcessLog {
             } catch (IOException | RuntimeException e) {
                 throw new AssertionError("a line that starts as JSON and is not a JSON object: " + line, e);
             }
+            boolean start = "tool_call_started".equals(object.get("event"));
             assertThat(object).as("a JSON line that is not a whole audit line: " + line).containsKeys(
-                    AUDIT_FIELDS.toArray(String[]::new));
-            audit.add(object);
+                    (start ? START_FIELDS : AUDIT_FIELDS).toArray(String[]::new));
+            if (start) {
+                assertThat(started.put(object.get("call"), object)).as("a call number started twice: " + line).isNull();
+            } else {
+                assertThat(started.get(object.get("call"))).as("the start of " + line).isNotNull()
+                        .containsEntry("tool", object.get("tool")).containsEntry("target", object.get("target"));
+            }
+            if (event.equals(object.get("event"))) {
+                chosen.add(object);
+            }
         }
-        return audit;
+        return chosen;
     }
 
     /** A whole audit line naming {@code target}, as JSON text: what a forger would want a log line to be. */

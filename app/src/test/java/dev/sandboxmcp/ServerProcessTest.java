@@ -92,6 +92,30 @@ public class ServerProcessTest {
         }
     }
 
+    /** A call the server never finishes (killed meanwhile) is in the audit all the same: its start line was written first. */
+    @Test
+    void aCallIsAuditedAsItStartsNotOnlyWhenItEnds() throws Exception {
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of())) {
+            server.runCommand("echo first");
+            String command = "echo started > started; sleep 30";
+            CompletableFuture<HttpResponse<String>> call = http.sendAsync(McpCalls.post(server.port, TOKEN,
+                    McpCalls.toolsCall("7", "run_command", "{\"command\":" + McpCalls.jsonString(command) + "}")),
+                    HttpResponse.BodyHandlers.ofString());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!Files.exists(server.workspace.resolve("started")) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(server.workspace.resolve("started")).exists();
+            server.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            assertThat(call).failsWithin(10, TimeUnit.SECONDS);
+            String output = server.output();
+            assertThat(ProcessLog.auditLines(output)).as(output).extracting(line -> line.get("target"))
+                    .containsExactly("echo first");
+            assertThat(ProcessLog.startLines(output)).as(output).extracting(line -> line.get("target"))
+                    .containsExactly("echo first", command);
+        }
+    }
+
     @Test
     void valuesFromAClientCannotForgeALogOrAuditLine() throws Exception {
         // A request id and a cancel reason reach the log; each carries an audit line (the issue's, and a

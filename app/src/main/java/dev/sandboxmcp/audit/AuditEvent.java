@@ -6,6 +6,7 @@ import java.time.Instant;
  * One tool call, as it goes into the audit log. Holds what was asked (the command or path) and
  * how it ended, never file contents, command output or credentials.
  *
+ * @param call     the call's number in this server's run, as its {@link CallStarted} gave it
  * @param target   the command line or the path the call named
  * @param outcome  how the call ended
  * @param exitCode the command's exit code, or null for file tools
@@ -14,7 +15,7 @@ import java.time.Instant;
  * @param peer     the address of the TCP peer (a proxy, when there is one)
  * @param error    the error message given to the assistant, or null
  */
-public record AuditEvent(Instant time, String tool, String target, Outcome outcome, Integer exitCode, Long bytes,
+public record AuditEvent(long call, Instant time, String tool, String target, Outcome outcome, Integer exitCode, Long bytes,
         long durationMillis, String client, String peer, String error) {
 
     /** How a call ended; the log spells it in lower case ("ok", "timeout"). */

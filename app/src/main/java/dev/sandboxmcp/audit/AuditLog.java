@@ -2,14 +2,19 @@ package dev.sandboxmcp.audit;
 
 import java.io.PrintStream;
 import java.io.StringWriter;
+import java.time.Instant;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.json.JsonWriteFeature;
 
 /**
- * Writes one JSON object per line, one line per tool call, whatever a value holds: every
+ * Writes one JSON object per line, two lines per tool call (one as it starts, {@code
+ * tool_call_started}, and one as it ends, {@code tool_call}, both with the call's number),
+ * whatever a value holds: every
  * character outside printable ASCII is a {@code \\uXXXX} escape (line breaks, U+2028, half a surrogate
  * pair), so the line is one line to any reader that splits lines, and a string longer than
  * {@link #VALUE_CHARS} is cut there, with {@code <name>_chars} giving its full length.
@@ -22,19 +27,26 @@ public final class AuditLog {
     private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     private final PrintStream out;
+    private final AtomicLong calls = new AtomicLong();
 
     public AuditLog(PrintStream out) {
         this.out = out;
     }
 
+    /** A number no other call of this log has: 1, 2, 3, ... */
+    public long nextCall() {
+        return calls.incrementAndGet();
+    }
+
+    public void started(CallStarted call) {
+        write(call.time(), "tool_call_started", call.call(), call.tool(), call.target(), line -> {
+            string(line, "client", call.client());
+            string(line, "peer", call.peer());
+        });
+    }
+
     public void record(AuditEvent event) {
-        StringWriter text = new StringWriter();
-        try (JsonGenerator line = JSON.createGenerator(ObjectWriteContext.empty(), text)) {
-            line.writeStartObject();
-            line.writeStringProperty("time", event.time().toString());
-            line.writeStringProperty("event", "tool_call");
-            string(line, "tool", event.tool());
-            string(line, "target", event.target());
+        write(event.time(), "tool_call", event.call(), event.tool(), event.target(), line -> {
             line.writeStringProperty("outcome", event.outcome().name().toLowerCase(Locale.ROOT));
             if (event.exitCode() != null) {
                 line.writeNumberProperty("exit_code", event.exitCode());
@@ -48,6 +60,20 @@ public final class AuditLog {
             if (event.error() != null) {
                 string(line, "error", event.error());
             }
+        });
+    }
+
+    /** One line: the fields both kinds open with, then {@code rest}. */
+    private void write(Instant time, String event, long call, String tool, String target, Consumer<JsonGenerator> rest) {
+        StringWriter text = new StringWriter();
+        try (JsonGenerator line = JSON.createGenerator(ObjectWriteContext.empty(), text)) {
+            line.writeStartObject();
+            line.writeStringProperty("time", time.toString());
+            line.writeStringProperty("event", event);
+            line.writeNumberProperty("call", call);
+            string(line, "tool", tool);
+            string(line, "target", target);
+            rest.accept(line);
             line.writeEndObject();
         }
         synchronized (out) {

@@ -3,6 +3,7 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.audit.AuditEvent;
 import dev.sandboxmcp.audit.AuditEvent.Outcome;
 import dev.sandboxmcp.audit.AuditLog;
+import dev.sandboxmcp.audit.CallStarted;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
@@ -24,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * Turns the tools' definitions ({@link ToolCatalog#definitions}) into the SDK's tool specifications
  * for both kinds of server, each call carried out by a {@link ToolExecutor}. Every
  * call is checked against the tool's input schema here rather than in the SDK, so that refused
- * calls are audited too; every call is timed and audited, and nothing a handler throws reaches
- * the SDK: it becomes a tool result with {@code isError: true}.
+ * calls are audited too; every call is audited as it starts and again, timed, as it ends; nothing
+ * a handler throws reaches the SDK: it becomes a tool result with {@code isError: true}.
  */
 public final class ToolDispatcher {
 
@@ -103,14 +104,16 @@ public final class ToolDispatcher {
                 ? c : CallCancellation.NEVER;
         Consumer<HeapBudget.Hold> keep = context != null && context.get(KEEP_KEY) instanceof Consumer<?> k
                 ? hold -> ((Consumer<Object>) k).accept(hold) : HeapBudget.Hold::close; // no request: given back at once
+        CallerAddress caller = context == null || !(context.get(CALLER_KEY) instanceof CallerAddress c)
+                ? CallerAddress.UNKNOWN : c;
+        long call = audit.nextCall();
+        audit.started(new CallStarted(call, Instant.now(), name, target, caller.client(), caller.peer()));
         JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.inputSchema(), arguments);
         ToolResponse response = validation.valid()
                 ? checkedAgainstSchema(tool, target, executor.execute(name, arguments, progress, cancellation, keep))
                 : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-        CallerAddress caller = context == null || !(context.get(CALLER_KEY) instanceof CallerAddress c)
-                ? CallerAddress.UNKNOWN : c;
-        audit.record(new AuditEvent(Instant.now(), name, target, cancellation.cancelled() ? Outcome.CANCELLED : outcome(response),
+        audit.record(new AuditEvent(call, Instant.now(), name, target, cancellation.cancelled() ? Outcome.CANCELLED : outcome(response),
                 response.exitCode(),
                 response.bytes(), millis, caller.client(), caller.peer(), response.error() ? response.text() : null));
         return toResult(response);

@@ -16,17 +16,24 @@ class AuditLogTest {
     final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     final AuditLog log = new AuditLog(new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
-    private Map<String, Object> onlyLine() {
+    /** The call's two lines, start and end, each whole in its one line; the end line. */
+    private Map<String, Object> onlyCall() {
         String written = bytes.toString(StandardCharsets.UTF_8);
-        assertThat(written).endsWith("\n").containsOnlyOnce("\n");
+        assertThat(written).endsWith("\n");
+        assertThat(written.lines()).hasSize(2);
         assertThat(written.chars()).as("printable ASCII only").allMatch(c -> c == '\n' || (c >= 0x20 && c < 0x7f));
+        assertThat(ProcessLog.startLines(written)).singleElement().satisfies(start -> assertThat(start)
+                .containsEntry("event", "tool_call_started").containsEntry("client", "203.0.113.7")
+                .containsEntry("peer", "127.0.0.1").doesNotContainKeys("outcome", "duration_ms"));
         List<Map<String, Object>> lines = ProcessLog.auditLines(written);
         assertThat(lines).hasSize(1);
         return lines.getFirst();
     }
 
     private void record(String target, String error) {
-        log.record(new AuditEvent(Instant.EPOCH, "run_command", target, AuditEvent.Outcome.ERROR, null, null, 5,
+        long call = log.nextCall();
+        log.started(new CallStarted(call, Instant.EPOCH, "run_command", target, "203.0.113.7", "127.0.0.1"));
+        log.record(new AuditEvent(call, Instant.EPOCH, "run_command", target, AuditEvent.Outcome.ERROR, null, null, 5,
                 "203.0.113.7", "127.0.0.1", error));
     }
 
@@ -34,7 +41,7 @@ class AuditLogTest {
     void everyValueStaysInItsOneLineAndComesBackAsItWas() {
         String hostile = "a\nb\r\u2028c\u2029d\u0085e\u0000f\u001bg\ud800h\udc00i\ud83d\ude00" + ProcessLog.forgedAuditLine("FORGED");
         record(hostile, "error\n" + hostile);
-        Map<String, Object> line = onlyLine();
+        Map<String, Object> line = onlyCall();
         assertThat(line).containsEntry("target", hostile).containsEntry("error", "error\n" + hostile)
                 .containsEntry("outcome", "error").doesNotContainKey("target_chars");
     }
@@ -44,10 +51,26 @@ class AuditLogTest {
         String atBound = "x".repeat(AuditLog.VALUE_CHARS);
         String over = "y".repeat(AuditLog.VALUE_CHARS - 1) + "\ud83d\ude00" + "z".repeat(10_000_000);
         record(atBound, over);
-        Map<String, Object> line = onlyLine();
+        Map<String, Object> line = onlyCall();
         assertThat(line).containsEntry("target", atBound).doesNotContainKey("target_chars")
                 .containsEntry("error", "y".repeat(AuditLog.VALUE_CHARS - 1)) // not half of the emoji's pair
                 .containsEntry("error_chars", over.length());
-        assertThat(bytes.size()).isLessThan(3 * AuditLog.VALUE_CHARS);
+        assertThat(bytes.size()).as("both lines").isLessThan(4 * AuditLog.VALUE_CHARS);
+    }
+
+    @Test
+    void eachCallHasItsOwnNumberOnBothItsLines() {
+        long first = log.nextCall();
+        long second = log.nextCall();
+        log.started(new CallStarted(first, Instant.EPOCH, "read_file", "a", "c", "p"));
+        log.started(new CallStarted(second, Instant.EPOCH, "read_file", "b", "c", "p"));
+        log.record(new AuditEvent(second, Instant.EPOCH, "read_file", "b", AuditEvent.Outcome.OK, null, 3L, 1, "c", "p", null));
+        String written = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(second).isNotEqualTo(first);
+        assertThat(ProcessLog.startLines(written)).extracting(line -> line.get("target"), line -> line.get("call"))
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("a", (int) first),
+                        org.assertj.core.groups.Tuple.tuple("b", (int) second));
+        assertThat(ProcessLog.auditLines(written)).singleElement().satisfies(end -> assertThat(end)
+                .containsEntry("call", (int) second).containsEntry("target", "b"));
     }
 }
