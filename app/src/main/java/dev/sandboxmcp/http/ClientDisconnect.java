@@ -79,7 +79,16 @@ final class ClientDisconnect implements AutoCloseable {
         return watch;
     }
 
+    /** Never throws: whatever a scheduled task throws ends its schedule, the looking for every call. */
     private static void lookAtAll() {
+        try {
+            lookAtAllOnce();
+        } catch (RuntimeException | Error e) {
+            LOG.error("looking for clients that went away", e);
+        }
+    }
+
+    private static void lookAtAllOnce() {
         synchronized (ClientDisconnect.class) {
             if (WATCHED.isEmpty()) {
                 looking.cancel(false);
@@ -106,7 +115,7 @@ final class ClientDisconnect implements AutoCloseable {
                 WATCHED.remove(this);
                 try {
                     action.run();
-                } catch (RuntimeException e) { // would end the looking for every other call
+                } catch (RuntimeException | Error e) { // the other calls of this look are still to be told
                     LOG.error("acting on a client that went away", e);
                 }
             }

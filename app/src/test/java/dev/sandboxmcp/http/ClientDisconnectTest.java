@@ -77,4 +77,31 @@ class ClientDisconnectTest {
             }
         }
     }
+
+    @Test
+    void anActionThatThrowsAnErrorDoesNotEndTheLookingForOtherCalls() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                Socket throwing = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                Socket acceptedFirst = server.accept();
+                Socket later = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                Socket acceptedSecond = server.accept()) {
+            CountDownLatch thrown = new CountDownLatch(1);
+            CountDownLatch laterNoticed = new CountDownLatch(1);
+            try (ClientDisconnect first = ClientDisconnect.watch(throwing.getLocalAddress().getHostAddress(),
+                    throwing.getLocalPort(), server.getLocalPort(), () -> {
+                        thrown.countDown();
+                        throw new AssertionError("an action that fails as badly as it can");
+                    })) {
+                Thread.sleep(LOOKS);
+                throwing.close();
+                assertThat(thrown.await(LOOKS, TimeUnit.MILLISECONDS)).isTrue();
+                try (ClientDisconnect second = ClientDisconnect.watch(later.getLocalAddress().getHostAddress(),
+                        later.getLocalPort(), server.getLocalPort(), laterNoticed::countDown)) {
+                    Thread.sleep(LOOKS);
+                    later.close();
+                    assertThat(laterNoticed.await(LOOKS, TimeUnit.MILLISECONDS)).as("a client that left afterwards").isTrue();
+                }
+            }
+        }
+    }
 }
