@@ -16,8 +16,16 @@ import java.util.Arrays;
  *                   while a dead process is being released
  * @param session    the session id (0 as well while a dead process is being released)
  * @param startTicks when the process started, in clock ticks after boot
+ * @param threads    how many threads its thread group has, as each thread's stat reads
+ *                   ({@code /proc/<tid>/stat} reads though {@code /proc} lists only leaders);
+ *                   1 proves the id read a thread group's leader
  */
-record ProcStat(char state, long ppid, long session, long startTicks) {
+record ProcStat(char state, long ppid, long session, long startTicks, long threads) {
+
+    /** A single-threaded process: what the tests write out. */
+    ProcStat(char state, long ppid, long session, long startTicks) {
+        this(state, ppid, session, startTicks, 1);
+    }
 
     /** Enough for any stat line: the command name in it is at most 64 bytes. */
     static final int BUFFER_BYTES = 1024;
@@ -25,7 +33,8 @@ record ProcStat(char state, long ppid, long session, long startTicks) {
     /** Positions after the command name: state is the first field, then ppid, pgrp, session. */
     private static final int PPID = 1;
     private static final int SESSION = 3;
-    /** starttime is field 22 of the line, the 19th after the command name. */
+    /** num_threads is field 20 of the line, the 17th after the command name; starttime is field 22. */
+    private static final int THREADS = 17;
     private static final int STARTTIME = 19;
 
     /** What a scan of /proc does with each process it reads; false ends the scan. */
@@ -99,11 +108,12 @@ record ProcStat(char state, long ppid, long session, long startTicks) {
         long ppid = -1;
         long session = -1;
         long startTicks = -1;
+        long threads = -1;
         int field = 0;
         for (int i = at; i < length && field <= STARTTIME; i++) {
             if (line[i] == ' ') {
                 field++;
-                if (field == PPID || field == SESSION || field == STARTTIME) {
+                if (field == PPID || field == SESSION || field == THREADS || field == STARTTIME) {
                     long value = 0;
                     int j = i + 1;
                     for (; j < length && line[j] >= '0' && line[j] <= '9'; j++) {
@@ -112,11 +122,13 @@ record ProcStat(char state, long ppid, long session, long startTicks) {
                     switch (field) {
                         case PPID -> ppid = value;
                         case SESSION -> session = value;
+                        case THREADS -> threads = value;
                         default -> startTicks = value;
                     }
                 }
             }
         }
-        return ppid < 0 || session < 0 || startTicks < 0 ? null : new ProcStat(state, ppid, session, startTicks);
+        return ppid < 0 || session < 0 || threads < 0 || startTicks < 0 ? null
+                : new ProcStat(state, ppid, session, startTicks, threads);
     }
 }
