@@ -38,10 +38,7 @@ class BodyShapesProcessTest {
 
     @BeforeAll
     void start(@TempDir Path temp) throws Exception {
-        ServerProcessTest host = new ServerProcessTest();
-        host.temp = temp;
-        server = ServerProcessTest.Server.start(host, Map.of("MCP_AUTH_TOKEN", ServerProcessTest.TOKEN),
-                List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError"));
+        server = ServerProcessTest.Server.startSmallHeap(temp);
     }
 
     @AfterAll

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -27,11 +26,7 @@ class LargeResultsProcessTest {
 
     @Test
     void manyLargestResultsAtOnceAreEachAnsweredOrRefusedByNameAndTheServerStaysUp() throws Exception {
-        ServerProcessTest host = new ServerProcessTest();
-        host.temp = temp;
-        try (ServerProcessTest.Server server = ServerProcessTest.Server.start(host,
-                Map.of("MCP_AUTH_TOKEN", ServerProcessTest.TOKEN), List.of("-Xmx128m", "-XX:+UseSerialGC",
-                        "-XX:+ExitOnOutOfMemoryError"))) {
+        try (ServerProcessTest.Server server = ServerProcessTest.Server.startSmallHeap(temp)) {
             byte[] control = new byte[1 << 20];
             Arrays.fill(control, (byte) 1); // valid UTF-8, not NUL, six bytes as JSON
             for (int i = 99; i < control.length; i += 100) {

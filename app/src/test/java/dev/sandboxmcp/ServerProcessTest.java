@@ -179,8 +179,7 @@ public class ServerProcessTest {
     void burstOfLargestMessagesIsAnsweredWithoutExhaustingTheHeap() throws Exception {
         // 40 messages just under the 8 MiB limit at once would need well over a GiB of heap
         // while parsed and validated; the body budget lets a few through at a time.
-        List<String> jvm = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
-        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), jvm)) {
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), Server.SMALL_HEAP)) {
             int frame = McpCalls.toolsCall("1", "write_file", "{\"path\":\"big.txt\",\"content\":\"\"}").length();
             HttpRequest request = McpCalls.post(server.port, TOKEN, McpCalls.toolsCall("1", "write_file",
                     "{\"path\":\"big.txt\",\"content\":\"" + "x".repeat(8 * 1024 * 1024 - frame) + "\"}"));
@@ -223,8 +222,7 @@ public class ServerProcessTest {
     @Test
     void pageOfAThreeHundredMegabyteLineIsCutInASmallHeap() throws Exception {
         // The old pager held a line until its newline: this call ended in OutOfMemoryError.
-        List<String> jvm = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
-        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), jvm)) {
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), Server.SMALL_HEAP)) {
             long size = 300L * 1024 * 1024;
             try (FileChannel file = FileChannel.open(server.workspace.resolve("one-line.txt"),
                     StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
@@ -276,6 +274,9 @@ public class ServerProcessTest {
 
     /** A server process on a free port, its output collected. */
     static final class Server implements AutoCloseable {
+        /** A heap that a few of the largest messages at once would exhaust, and an exit (not a limp) if they do. */
+        static final List<String> SMALL_HEAP = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError");
+
         final Process process;
         final int port;
         final Path workspace;
@@ -288,6 +289,13 @@ public class ServerProcessTest {
             this.workspace = workspace;
             this.log = log;
             this.http = http;
+        }
+
+        /** A server with the test's token at {@link #SMALL_HEAP}, its workspace and log in {@code temp}. */
+        static Server startSmallHeap(Path temp) throws Exception {
+            ServerProcessTest host = new ServerProcessTest();
+            host.temp = temp;
+            return start(host, Map.of("MCP_AUTH_TOKEN", TOKEN), SMALL_HEAP);
         }
 
         static Server start(ServerProcessTest test, Map<String, String> env, List<String> jvmOptions) throws Exception {

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,12 +29,8 @@ class SlowBodiesProcessTest {
 
     @Test
     void otherClientsAreServedWhileLargeBodiesTrickle() throws Exception {
-        ServerProcessTest host = new ServerProcessTest();
-        host.temp = temp;
         List<Socket> slow = new ArrayList<>();
-        try (ServerProcessTest.Server server = ServerProcessTest.Server.start(host,
-                Map.of("MCP_AUTH_TOKEN", ServerProcessTest.TOKEN),
-                List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError"))) {
+        try (ServerProcessTest.Server server = ServerProcessTest.Server.startSmallHeap(temp)) {
             String head = "POST /mcp-sandbox/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + DECLARED + "\r\n"
                     + "Authorization: Bearer " + ServerProcessTest.TOKEN + "\r\nContent-Type: application/json\r\n"
                     + "Accept: application/json, text/event-stream\r\n\r\n"

@@ -5,16 +5,14 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.sandboxmcp.libc.Libc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -49,7 +47,6 @@ final class PosixSpawn {
     private static final short POSIX_SPAWN_SETSIGDEF = 0x04;
     private static final short POSIX_SPAWN_SETSIGMASK = 0x08;
     private static final short POSIX_SPAWN_SETSID = 0x80;
-    private static final int O_RDONLY = 0;
     private static final int P_PID = 1;
     private static final int WEXITED = 4;
     private static final int P_ALL = 0;
@@ -63,15 +60,11 @@ final class PosixSpawn {
     private static final long RU_MAXRSS = 32;
     private static final long RU_OUBLOCK = 96;
     private static final long SI_PID = 16;
-    private static final int EINTR = 4;
-    private static final int O_CLOEXEC = 02000000;
     /** glibc's opaque structures are smaller than this on every architecture it supports. */
     private static final long OPAQUE_BYTES = 1024;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
     private static final Optional<Functions> FUNCTIONS = Functions.find();
 
@@ -107,7 +100,7 @@ final class PosixSpawn {
                 if (stdin != null) {
                     check((int) f.addDup2.invokeExact(actions, stdin[0], 0), "adddup2");
                 } else {
-                    check((int) f.addOpen.invokeExact(actions, 0, arena.allocateFrom("/dev/null"), O_RDONLY, 0),
+                    check((int) f.addOpen.invokeExact(actions, 0, arena.allocateFrom("/dev/null"), Libc.O_RDONLY, 0),
                             "addopen");
                 }
                 check((int) f.addDup2.invokeExact(actions, stdout[1], 1), "adddup2");
@@ -160,11 +153,11 @@ final class PosixSpawn {
     static Reaped awaitExit(long pid, Runnable beforeReap) throws IOException {
         Functions f = FUNCTIONS.orElseThrow();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment info = arena.allocate(OPAQUE_BYTES, 16);
             while ((int) f.waitid.invokeExact(state, P_PID, (int) pid, info, WEXITED | WNOWAIT) != 0) {
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != EINTR) {
+                int errno = Libc.errno(state);
+                if (errno != Libc.EINTR) {
                     throw new IOException("waitid(" + pid + "): " + describe(errno));
                 }
             }
@@ -184,13 +177,13 @@ final class PosixSpawn {
     static Optional<Reaped> reap(long pid, int options) throws IOException {
         Functions f = FUNCTIONS.orElseThrow();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment status = arena.allocate(JAVA_INT);
             MemorySegment rusage = arena.allocate(RUSAGE_BYTES, 8);
             int reaped;
             while ((reaped = (int) f.wait4.invokeExact(state, (int) pid, status, options, rusage)) < 0) {
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != EINTR) {
+                int errno = Libc.errno(state);
+                if (errno != Libc.EINTR) {
                     throw new IOException("wait4(" + pid + "): " + describe(errno));
                 }
             }
@@ -239,14 +232,14 @@ final class PosixSpawn {
     static long awaitAnyExited() throws IOException {
         Functions f = FUNCTIONS.orElseThrow();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment info = arena.allocate(OPAQUE_BYTES, 16);
             while ((int) f.waitid.invokeExact(state, P_ALL, 0, info, WEXITED | WNOWAIT) != 0) {
-                int errno = (int) ERRNO.get(state, 0L);
+                int errno = Libc.errno(state);
                 if (errno == ECHILD) {
                     return -1;
                 }
-                if (errno != EINTR) {
+                if (errno != Libc.EINTR) {
                     throw new IOException("waitid(P_ALL): " + describe(errno));
                 }
             }
@@ -265,9 +258,9 @@ final class PosixSpawn {
     static void becomeSubreaper() throws IOException {
         Functions f = FUNCTIONS.orElseThrow(() -> new IOException("prctl is not available"));
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             if ((int) f.prctl.invokeExact(state, PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L) != 0) {
-                throw new IOException("prctl(PR_SET_CHILD_SUBREAPER): " + describe((int) ERRNO.get(state, 0L)));
+                throw new IOException("prctl(PR_SET_CHILD_SUBREAPER): " + describe(Libc.errno(state)));
             }
         } catch (IOException | RuntimeException | Error e) {
             throw e;
@@ -291,9 +284,9 @@ final class PosixSpawn {
     private static int[] pipe(Functions f) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment fds = arena.allocate(JAVA_INT, 2);
-            MemorySegment state = arena.allocate(CALL_STATE);
-            if ((int) f.pipe2.invokeExact(state, fds, O_CLOEXEC) != 0) {
-                throw new IOException("cannot create a pipe: " + describe((int) ERRNO.get(state, 0L)));
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            if ((int) f.pipe2.invokeExact(state, fds, Libc.O_CLOEXEC) != 0) {
+                throw new IOException("cannot create a pipe: " + describe(Libc.errno(state)));
             }
             return new int[] {fds.getAtIndex(JAVA_INT, 0), fds.getAtIndex(JAVA_INT, 1)};
         } catch (IOException | RuntimeException | Error e) {
@@ -391,17 +384,17 @@ final class PosixSpawn {
                         handle("sigemptyset", onePointer),
                         handle("sigfillset", onePointer),
                         LINKER.downcallHandle(LIBC.find("pipe2").orElseThrow(),
-                                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Linker.Option.captureCallState("errno")),
+                                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Libc.CAPTURE_ERRNO),
                         handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
                         LINKER.downcallHandle(LIBC.find("waitid").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT),
-                                Linker.Option.captureCallState("errno")),
+                                Libc.CAPTURE_ERRNO),
                         LINKER.downcallHandle(LIBC.find("wait4").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS),
-                                Linker.Option.captureCallState("errno")),
+                                Libc.CAPTURE_ERRNO),
                         LINKER.downcallHandle(LIBC.find("prctl").orElseThrow(),
                                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-                                Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno")),
+                                Linker.Option.firstVariadicArg(1), Libc.CAPTURE_ERRNO),
                         handle("getrusage", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS)),
                         handle("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT))));
             } catch (RuntimeException missing) {

@@ -3,15 +3,13 @@ package dev.sandboxmcp.runner;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.sandboxmcp.libc.Libc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
@@ -27,27 +25,20 @@ import java.nio.file.Path;
  */
 public final class Flock {
 
-    private static final int O_RDONLY = 0;
-    private static final int O_NOCTTY = 0400;
-    private static final int O_NONBLOCK = 04000;
-    /** The same on x86-64 and arm64, as the values above. */
-    private static final int O_CLOEXEC = 02000000;
+    /** The same on x86-64 and arm64, as {@link Libc}'s. */
     private static final int LOCK_SH = 1;
     private static final int LOCK_EX = 2;
     private static final int LOCK_NB = 4;
     private static final int LOCK_UN = 8;
-    private static final int EINTR = 4;
     /** EWOULDBLOCK. */
     private static final int EAGAIN = 11;
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final MethodHandle OPEN = LINKER.downcallHandle(LINKER.defaultLookup().find("open").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-            Linker.Option.firstVariadicArg(2), Linker.Option.captureCallState("errno"));
+            Linker.Option.firstVariadicArg(2), Libc.CAPTURE_ERRNO);
     private static final MethodHandle FLOCK = LINKER.downcallHandle(LINKER.defaultLookup().find("flock").orElseThrow(),
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.captureCallState("errno"));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), Libc.CAPTURE_ERRNO);
     private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().find("close").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
@@ -80,7 +71,7 @@ public final class Flock {
     public static boolean held(Path file) throws IOException {
         int fd = open(file);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             int errno = flock(state, fd, LOCK_EX | LOCK_NB);
             if (errno == 0) {
                 flock(state, fd, LOCK_UN); // before the close, in case a fork of this process shares the open
@@ -99,7 +90,7 @@ public final class Flock {
     public static Held holdShared(Path file) throws IOException {
         int fd = open(file);
         try (Arena arena = Arena.ofConfined()) {
-            int errno = flock(arena.allocate(CALL_STATE), fd, LOCK_SH);
+            int errno = flock(arena.allocate(Libc.CALL_STATE), fd, LOCK_SH);
             if (errno != 0) {
                 throw new IOException("flock(" + file + ", LOCK_SH): errno " + errno);
             }
@@ -113,15 +104,15 @@ public final class Flock {
     /** Opens {@code file} for reading (the runner's mount of the channel is read-only), never inherited. */
     private static int open(Path file) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment path = arena.allocateFrom(file.toString(), StandardCharsets.UTF_8);
             while (true) {
-                int fd = (int) OPEN.invokeExact(state, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0);
+                int fd = (int) OPEN.invokeExact(state, path, Libc.O_RDONLY | Libc.O_NOCTTY | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
                 if (fd >= 0) {
                     return fd;
                 }
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != EINTR) {
+                int errno = Libc.errno(state);
+                if (errno != Libc.EINTR) {
                     throw new IOException("cannot open " + file + " to look at its lock: errno " + errno);
                 }
             }
@@ -139,8 +130,8 @@ public final class Flock {
                 if ((int) FLOCK.invokeExact(state, fd, operation) == 0) {
                     return 0;
                 }
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != EINTR) {
+                int errno = Libc.errno(state);
+                if (errno != Libc.EINTR) {
                     return errno;
                 }
             }

@@ -69,11 +69,18 @@ public final class RunnerLink implements ToolExecutor {
     }
 
     /** A call or ping waiting for its answer on {@code peer}; {@code line} is what was queued for it. */
-    private record Pending(Peer peer, byte[] line, CompletableFuture<Answer> answer, ProgressRelay progress,
-            AtomicBoolean seenSent) {
+    private static final class Pending {
+        final Peer peer;
+        final byte[] line;
+        final CompletableFuture<Answer> answer = new CompletableFuture<>();
+        final ProgressRelay progress;
+        /** Whether {@link #checkSent} found the line sent; under this call's lock, as its registration is. */
+        private boolean seenSent;
 
         Pending(Peer peer, byte[] line, ProgressRelay progress) {
-            this(peer, line, new CompletableFuture<>(), progress, new AtomicBoolean());
+            this.peer = peer;
+            this.line = line;
+            this.progress = progress;
         }
 
         /**
@@ -82,14 +89,14 @@ public final class RunnerLink implements ToolExecutor {
          * line would stay queued here for good (nothing gives it up any more).
          */
         synchronized void checkSent(long id) throws Protocol.Violation { // after the line is queued (exchange)
-            if (seenSent.get()) {
+            if (seenSent) {
                 return;
             }
             if (peer.unsend(line)) {
                 answer.completeExceptionally(new Unanswered(broken("it answered a call it had not been sent")));
                 throw new Protocol.Violation("an answer or progress for call " + id + ", which it had not been sent");
             }
-            seenSent.set(true);
+            seenSent = true;
         }
     }
 
@@ -175,8 +182,8 @@ public final class RunnerLink implements ToolExecutor {
         proven.close();
         onConnectionChange.run();
         for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
-            if (entry.getValue().peer() == proven && pending.remove(entry.getKey(), entry.getValue())) {
-                entry.getValue().answer().completeExceptionally(new Unanswered(why));
+            if (entry.getValue().peer == proven && pending.remove(entry.getKey(), entry.getValue())) {
+                entry.getValue().answer.completeExceptionally(new Unanswered(why));
             }
         }
     }
@@ -186,9 +193,9 @@ public final class RunnerLink implements ToolExecutor {
             case Protocol.Progress update -> {
                 hold.close(); // the relay keeps a few reports of at most 200 chars
                 Pending call = pending.get(update.id());
-                if (call != null && call.peer() == from) {
+                if (call != null && call.peer == from) {
                     call.checkSent(update.id());
-                    call.progress().offer(update);
+                    call.progress.offer(update);
                 }
             }
             case Protocol.Reply reply -> complete(from, reply.id(), new Answer(reply, hold));
@@ -198,15 +205,15 @@ public final class RunnerLink implements ToolExecutor {
     }
 
     private void complete(Peer from, long id, Answer answer) throws Protocol.Violation {
-        Pending call = pending.get(id);
-        if (call != null && call.peer() == from && pending.remove(id, call)) {
+        Pending call = take(from, id);
+        if (call != null) {
             try {
                 call.checkSent(id);
             } catch (Protocol.Violation e) {
                 answer.hold().close();
                 throw e;
             }
-            call.answer().complete(answer);
+            call.answer.complete(answer);
         } else { // an answer after the call's deadline or cancel, to a call of an earlier connection, or to no call
             answer.hold().close();
         }
@@ -214,12 +221,21 @@ public final class RunnerLink implements ToolExecutor {
 
     /** Fails the call {@code id} of {@code from}'s with {@code why}, its answer unread. */
     private void fail(Peer from, long id, String why) throws Protocol.Violation {
-        Pending call = pending.get(id);
-        if (call != null && call.peer() == from && pending.remove(id, call)) {
+        Pending call = take(from, id);
+        if (call != null) {
             call.checkSent(id);
             LOG.warn("call {}: {}", id, why);
-            call.answer().completeExceptionally(new Unanswered(why));
+            call.answer.completeExceptionally(new Unanswered(why));
         }
+    }
+
+    /**
+     * The call {@code id} of {@code from}'s, removed from those waiting for an answer; null when it
+     * is none (any more): its deadline or cancel came first, it is an earlier connection's, or no call.
+     */
+    private Pending take(Peer from, long id) {
+        Pending call = pending.get(id);
+        return call != null && call.peer == from && pending.remove(id, call) ? call : null;
     }
 
     @Override
@@ -301,7 +317,7 @@ public final class RunnerLink implements ToolExecutor {
             pending.put(id, call);
             if (current.closed()) { // it ended between the look and the registration: its reader may have missed this call
                 pending.remove(id);
-                call.progress().close();
+                call.progress.close();
                 throw new Unanswered("the runner's connection ended just now; try again shortly");
             }
             current.sendLine(line); // queued, never written here: a runner that stops reading must not hold this thread
@@ -313,12 +329,12 @@ public final class RunnerLink implements ToolExecutor {
                 if (pending.remove(id, call)) {
                     cancelled.set(true);
                     withdraw(current, id, line);
-                    call.answer().complete(new Answer(new Protocol.Cancel(id), NO_HOLD));
+                    call.answer.complete(new Answer(new Protocol.Cancel(id), NO_HOLD));
                 }
             });
         }
         try {
-            return call.answer().get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+            return call.answer.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             pending.remove(id);
             giveBackIfAnswered(call);
@@ -333,13 +349,13 @@ public final class RunnerLink implements ToolExecutor {
             Thread.currentThread().interrupt();
             throw new Unanswered("interrupted while waiting for the runner; the call was cancelled");
         } finally {
-            call.progress().close();
+            call.progress.close();
         }
     }
 
     /** An answer that came as its call was given up holds its room until nobody waits for it: now. */
     private static void giveBackIfAnswered(Pending call) {
-        call.answer().thenAccept(answer -> answer.hold().close());
+        call.answer.thenAccept(answer -> answer.hold().close());
     }
 
     /**

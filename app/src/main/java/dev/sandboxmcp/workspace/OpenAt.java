@@ -3,14 +3,12 @@ package dev.sandboxmcp.workspace;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.sandboxmcp.libc.Libc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
@@ -71,7 +69,6 @@ final class OpenAt {
     }
 
     static final int AT_FDCWD = -100;
-    static final int EINTR = 4;
     static final int ENOENT = 2;
     static final int ENXIO = 6;
     static final int EPERM = 1;
@@ -84,11 +81,9 @@ final class OpenAt {
     private static final Charset NAMES =
             Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"), StandardCharsets.UTF_8);
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final MethodHandle OPENAT = LINKER.downcallHandle(LINKER.defaultLookup().find("openat").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-            Linker.Option.firstVariadicArg(3), Linker.Option.captureCallState("errno"));
+            Linker.Option.firstVariadicArg(3), Libc.CAPTURE_ERRNO);
     private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().find("close").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle STRERROR = LINKER.downcallHandle(LINKER.defaultLookup().find("strerror").orElseThrow(),
@@ -101,15 +96,15 @@ final class OpenAt {
     static int open(int dirFd, String name, Access access) throws Failure {
         Flags.requireSupported();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment path = arena.allocateFrom(name, NAMES);
             while (true) {
                 int fd = (int) OPENAT.invokeExact(state, dirFd, path, access.flags, 0666);
                 if (fd >= 0) {
                     return fd;
                 }
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != EINTR) {
+                int errno = Libc.errno(state);
+                if (errno != Libc.EINTR) {
                     throw new Failure(name, errno, describe(errno));
                 }
             }
@@ -151,16 +146,16 @@ final class OpenAt {
         private static final boolean SUPPORTED = System.getProperty("os.name").equals("Linux")
                 && (ARM || System.getProperty("os.arch").equals("amd64"));
 
-        static final int O_RDONLY = 0;
+        static final int O_RDONLY = Libc.O_RDONLY;
         static final int O_WRONLY = 01;
         static final int O_CREAT = 0100;
         static final int O_EXCL = 0200;
-        static final int O_NOCTTY = 0400;
+        static final int O_NOCTTY = Libc.O_NOCTTY;
         static final int O_APPEND = 02000;
-        static final int O_NONBLOCK = 04000;
+        static final int O_NONBLOCK = Libc.O_NONBLOCK;
         static final int O_DIRECTORY = ARM ? 040000 : 0200000;
         static final int O_NOFOLLOW = ARM ? 0100000 : 0400000;
-        static final int O_CLOEXEC = 02000000;
+        static final int O_CLOEXEC = Libc.O_CLOEXEC;
         static final int O_PATH = 010000000;
         /** What every open of a file adds: never wait, never follow, never become our terminal. */
         static final int FILE = O_NONBLOCK | O_NOFOLLOW | O_NOCTTY;

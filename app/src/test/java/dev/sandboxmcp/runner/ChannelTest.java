@@ -122,6 +122,30 @@ class ChannelTest {
         return link;
     }
 
+    /**
+     * A connection to a listener of {@code link}'s that proved itself and read its welcome, and reads
+     * no more: a runner that stopped, or one taken over. {@code link} carries calls over it.
+     */
+    SocketChannel provenNotReading(RunnerLink link) throws Exception {
+        ChannelListener listener = listen(link);
+        Secret secret = listener.rotate();
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            channel.connect(UnixDomainSocketAddress.of(listener.socket()));
+            Channels.newOutputStream(channel).write((HostileRunner.hello(secret.hex()) + "\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            InputStream in = Channels.newInputStream(channel);
+            for (int b = in.read(); b != '\n'; b = in.read()) { // its welcome, and nothing after it
+                assertThat(b).as("the welcome").isNotNegative();
+            }
+            awaitConnected(link, true);
+            return channel;
+        } catch (Exception | Error e) {
+            channel.close();
+            throw e;
+        }
+    }
+
     static void awaitConnected(RunnerLink link, boolean connected) throws InterruptedException {
         for (int i = 0; i < 200 && link.connected() != connected; i++) {
             Thread.sleep(25);
@@ -363,18 +387,8 @@ class ChannelTest {
     @Test
     void callsGivenUpWhileTheRunnerDoesNotReadLeaveNothingQueuedHere() throws Exception {
         RunnerLink link = new RunnerLink(BOUNDS, (tool, arguments) -> Duration.ofMillis(300));
-        ChannelListener listener = listen(link);
-        Secret secret = listener.rotate();
-        try (SocketChannel frozen = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try (SocketChannel stopped = provenNotReading(link);
                 var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            frozen.connect(UnixDomainSocketAddress.of(listener.socket()));
-            Channels.newOutputStream(frozen).write((HostileRunner.hello(secret.hex()) + "\n")
-                    .getBytes(StandardCharsets.UTF_8));
-            InputStream in = Channels.newInputStream(frozen);
-            for (int b = in.read(); b != '\n'; b = in.read()) { // its welcome, and nothing after it: a stopped runner
-                assertThat(b).as("the welcome").isNotNegative();
-            }
-            awaitConnected(link, true);
             String text = "x".repeat(100_000);
             List<java.util.concurrent.Future<ToolResponse>> calls = new ArrayList<>();
             for (int i = 0; i < 100; i++) { // 10 MB of calls; the socket takes a few hundred KB of them
@@ -409,18 +423,9 @@ class ChannelTest {
             }
         };
         RunnerLink link = new RunnerLink(BOUNDS, (tool, arguments) -> DEADLINE, counting);
-        ChannelListener listener = listen(link);
-        Secret secret = listener.rotate();
-        try (SocketChannel forger = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try (SocketChannel forger = provenNotReading(link);
                 var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            forger.connect(UnixDomainSocketAddress.of(listener.socket()));
             OutputStream out = Channels.newOutputStream(forger);
-            out.write((HostileRunner.hello(secret.hex()) + "\n").getBytes(StandardCharsets.UTF_8));
-            InputStream in = Channels.newInputStream(forger);
-            for (int b = in.read(); b != '\n'; b = in.read()) { // its welcome; then it reads no more
-                assertThat(b).as("the welcome").isNotNegative();
-            }
-            awaitConnected(link, true);
             String text = "x".repeat(100_000);
             List<java.util.concurrent.Future<ToolResponse>> calls = new ArrayList<>();
             for (int i = 0; i < 50; i++) { // 5 MB of calls; the socket takes a few hundred KB of them
