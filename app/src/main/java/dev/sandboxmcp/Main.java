@@ -311,7 +311,7 @@ public final class Main {
 
     /** What the server accepts in one message from the runner. */
     static Bounds runnerSends(Limits limits) {
-        int bytes = maxReplyBytes(limits);
+        int bytes = Bounds.maxReplyBytes(limits);
         return new Bounds(bytes, tokens(limits), CHANNEL_DEPTH, bytes);
     }
 
@@ -327,15 +327,6 @@ public final class Main {
      */
     static long tokens(Limits limits) {
         return 32L * limits.listEntries() + 64 * 1024;
-    }
-
-    /**
-     * The largest reply line the server reads from the runner: a result carries its text twice
-     * (the text block and the structured content), and JSON may escape each byte as six.
-     */
-    static int maxReplyBytes(Limits limits) {
-        long biggest = Math.max(limits.fileMaxBytes(), 2L * limits.outputCapBytes());
-        return (int) Math.min(Integer.MAX_VALUE - 8, 2 * 6 * biggest + 64 * 1024);
     }
 
     /** The runner, as the server's child: when the server is gone its pipe ends, and so does the runner. */

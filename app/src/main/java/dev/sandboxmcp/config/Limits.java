@@ -35,14 +35,16 @@ public record Limits(
         int outputCapBytes,
         @Limit(variable = "MCP_OUTPUT_VIEW_BYTES", unit = BYTES, byDefault = 16 * 1024, min = 1024, max = 64 * 1024 * 1024,
                 atMost = "outputCapBytes", doc = "output a `run_command` result shows, both streams together (head and "
-                + "tail); the rest is left out and read by offset")
+                + "tail), counted as JSON escapes it (a control character takes six bytes); the rest is left out and "
+                + "read by offset")
         int outputViewBytes,
         @Limit(variable = "MCP_CALL_BUDGET_SECONDS", unit = SECONDS, byDefault = 50, min = 1, max = 3600,
                 doc = "longest a `run_command` call lasts; a command still running then goes on as a job. Keep it "
                 + "below your client's request timeout (60 s for the TypeScript SDK)")
         Duration callBudget,
         @Limit(variable = "MCP_FILE_LIMIT_BYTES", unit = BYTES, byDefault = 1024 * 1024, min = 1024, max = 64 * 1024 * 1024,
-                doc = "largest file read and largest content written in one call")
+                doc = "largest file read and largest content written in one call; a `read_file` page with a `limit` "
+                + "holds at most this, counted as JSON escapes its text")
         int fileMaxBytes,
         @Limit(variable = "MCP_MAX_CONCURRENT_COMMANDS", unit = COUNT, byDefault = 8, min = 1, max = 1024,
                 doc = "commands running at once")
@@ -78,7 +80,8 @@ public record Limits(
         Duration bodyBudgetWait,
         @Limit(unit = BYTES, byDefault = 16 * 1024, doc = "the slowest rate a body may arrive at, per second, beyond the grace")
         int minRequestBytesPerSecond,
-        @Limit(unit = BYTES, byDefault = 64 * 1024, doc = "a page of job_output, and of read_file when no limit is given")
+        @Limit(unit = BYTES, byDefault = 64 * 1024,
+                doc = "a page of job_output, and of read_file when no limit is given, counted as JSON escapes its text")
         int pageBytes,
         @Limit(unit = COUNT, byDefault = 2000, doc = "lines of a read_file page when no limit is given")
         int pageLines,
@@ -137,6 +140,15 @@ public record Limits(
      */
     public static Limits fromValues(Map<String, Long> values) {
         return DeclaredLimits.fromValues(values);
+    }
+
+    /**
+     * The most file or command text one result shows, in bytes as JSON escapes it (a control
+     * character takes six; {@code exec.EscapedSize}): a read_file page with a limit, any other
+     * page, or run_command's view of its output. Each pager holds its text to its own limit.
+     */
+    public int shownTextBytes() {
+        return Math.max(fileMaxBytes, Math.max(pageBytes, outputViewBytes));
     }
 
     /** Background jobs remembered, running or finished (the oldest finished one is forgotten first). */

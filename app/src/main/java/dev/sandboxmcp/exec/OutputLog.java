@@ -110,9 +110,9 @@ public final class OutputLog {
     }
 
     /**
-     * Up to {@code max} bytes from {@code offset}, ending on a character boundary. An offset in
-     * the dropped middle moves to the first kept byte after it and the page says how many bytes
-     * were skipped.
+     * The bytes from {@code offset} whose text is at most {@code max} bytes as JSON escapes it
+     * ({@link EscapedSize}), ending on a character boundary. An offset in the dropped middle moves
+     * to the first kept byte after it and the page says how many bytes were skipped.
      */
     public synchronized OutputPage read(long offset, int max) {
         long from = Math.min(Math.max(offset, 0), total);
@@ -120,11 +120,13 @@ public final class OutputLog {
         long tailStart = tailStart();
         long start = from >= headEnd && from < tailStart ? tailStart : from;
         long end = Math.min(total, start + max);
-        if (start < headEnd) {
-            end = Math.min(end, headEnd); // a page never spans the gap
+        boolean beforeGap = start < headEnd && tailStart > headEnd && end >= headEnd;
+        if (beforeGap) {
+            end = headEnd; // a page never spans the gap
         }
         byte[] bytes = bytes(start, end);
-        int usable = end < total ? TextCut.completeUtf8Prefix(bytes, bytes.length) : bytes.length;
+        // Before the gap or at the end no byte follows: a character cut off there is shown as U+FFFD, not waited for.
+        int usable = EscapedSize.fitDecoded(bytes, bytes.length, max, end == total || beforeGap);
         String text = new String(bytes, 0, usable, StandardCharsets.UTF_8);
         return new OutputPage(text, start, start + usable, total, start - from);
     }

@@ -24,12 +24,12 @@ public record OutputView(String head, String tail, long totalBytes, long omitted
     }
 
     /**
-     * The views of stdout and stderr, sharing {@code viewBytes}: a stream needing less than half
-     * leaves the rest to the other.
+     * The views of stdout and stderr, sharing {@code viewBytes} of text as JSON escapes it
+     * ({@link EscapedSize}): a stream needing less than half leaves the rest to the other.
      */
     public static OutputView[] of(OutputLog stdout, OutputLog stderr, int viewBytes) {
-        long out = stdout.totalBytes();
-        long err = stderr.totalBytes();
+        long out = size(stdout, viewBytes);
+        long err = size(stderr, viewBytes);
         int half = viewBytes / 2;
         long outShare;
         if (out + err <= viewBytes || out <= half) {
@@ -41,17 +41,32 @@ public record OutputView(String head, String tail, long totalBytes, long omitted
         return new OutputView[] {of(stdout, out, (int) outShare), of(stderr, err, (int) errShare)};
     }
 
-    static OutputView of(OutputLog log, long total, int share) {
-        if (share >= total) {
+    /**
+     * The stream's size as JSON escapes its text, exact when it is at most {@code viewBytes};
+     * a larger one is cut whatever its size, so its byte count (no more than its size) stands in.
+     */
+    private static long size(OutputLog log, int viewBytes) {
+        long total = log.totalBytes();
+        if (total > viewBytes) {
+            return total;
+        }
+        byte[] bytes = log.bytes(0, total);
+        return EscapedSize.ofDecoded(bytes, 0, bytes.length);
+    }
+
+    static OutputView of(OutputLog log, long size, int share) {
+        long total = log.totalBytes();
+        if (share >= size) {
             return new OutputView(TextCut.decode(log.bytes(0, total)), "", total, total, total, 0, 0);
         }
-        byte[] head = log.bytes(0, share / 2);
-        int headEnd = lineEndNear(head);
-        headEnd = TextCut.completeUtf8Prefix(head, headEnd);
-        long tailFrom = total - (share - share / 2);
+        int headShare = share / 2;
+        byte[] head = log.bytes(0, headShare);
+        int headEnd = lineEndNear(head, EscapedSize.fitDecoded(head, head.length, headShare, false));
+        int tailShare = share - headShare;
+        long tailFrom = Math.max(headEnd, total - tailShare);
         byte[] tail = log.bytes(tailFrom, total);
-        int tailStart = lineStartNear(tail);
-        tailStart += TextCut.continuationPrefix(Arrays.copyOfRange(tail, tailStart, tail.length));
+        int tailStart = EscapedSize.lastDecoded(tail, TextCut.continuationPrefix(tail), tail.length, tailShare);
+        tailStart = lineStartNear(tail, tailStart);
         long omittedFrom = headEnd;
         long omittedTo = tailFrom + tailStart;
         long shownNewlines = TextCut.newlines(Arrays.copyOf(head, headEnd))
@@ -63,23 +78,23 @@ public record OutputView(String head, String tail, long totalBytes, long omitted
                 log.newlines() - shownNewlines, dropped);
     }
 
-    /** Just past the last newline in the second half of {@code bytes}, else its length. */
-    private static int lineEndNear(byte[] bytes) {
-        for (int i = bytes.length - 1; i >= bytes.length / 2; i--) {
+    /** Just past the last newline in the second half of {@code bytes[0, end)}, else {@code end}. */
+    private static int lineEndNear(byte[] bytes, int end) {
+        for (int i = end - 1; i >= end / 2; i--) {
             if (bytes[i] == '\n') {
                 return i + 1;
             }
         }
-        return bytes.length;
+        return end;
     }
 
-    /** Just past the first newline in the first half of {@code bytes}, else 0. */
-    private static int lineStartNear(byte[] bytes) {
-        for (int i = 0; i < bytes.length / 2; i++) {
+    /** Just past the first newline in the first half of {@code bytes[start, length)}, else {@code start}. */
+    private static int lineStartNear(byte[] bytes, int start) {
+        for (int i = start; i < start + (bytes.length - start) / 2; i++) {
             if (bytes[i] == '\n') {
                 return i + 1;
             }
         }
-        return 0;
+        return start;
     }
 }

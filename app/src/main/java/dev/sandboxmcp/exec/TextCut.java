@@ -13,19 +13,6 @@ final class TextCut {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** Length of the longest prefix of {@code bytes[0, n)} that does not end inside a multi-byte sequence. */
-    static int completeUtf8Prefix(byte[] bytes, int n) {
-        for (int back = 1; back <= Math.min(3, n); back++) {
-            int b = bytes[n - back] & 0xff;
-            if ((b & 0xC0) == 0x80) {
-                continue; // continuation byte: keep looking for the lead
-            }
-            int needed = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-            return needed > back ? n - back : n;
-        }
-        return n;
-    }
-
     /** How many continuation bytes {@code bytes} starts with (at most 3): where a suffix's first whole character starts. */
     static int continuationPrefix(byte[] bytes) {
         int i = 0;

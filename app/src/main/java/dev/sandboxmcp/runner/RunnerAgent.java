@@ -38,7 +38,7 @@ public final class RunnerAgent implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunnerAgent.class);
     private static final Duration RETRY = Duration.ofMillis(200);
-    /** An answer whose text is this long (its line up to 12 times as long) is a large one ({@link #largeAnswers}). */
+    /** An answer whose text is this long (its line a few times as long) is a large one ({@link #largeAnswers}). */
     static final int LARGE_ANSWER_CHARS = 32 * 1024;
     /** A welcome is a line of a kilobyte or so: the limits, each a name and a number. */
     static final Bounds WELCOME = new Bounds(16 * 1024, 4 * Protocol.MAX_LIMITS, 4, 256);
@@ -58,10 +58,11 @@ public final class RunnerAgent implements AutoCloseable {
 
     private final Map<Long, Running> inFlight = new ConcurrentHashMap<>();
     /**
-     * One large answer encoded and written at a time: a page of a file of control characters is
-     * a line of up to 12 MiB (six bytes a byte, the text twice), and its encoding takes three times
-     * that at its peak; a few at once would exhaust the runner's heap (a tenth of its container's
-     * memory), and the runner would exit with every command it runs.
+     * One large answer encoded and written at a time: a read_file page with a limit is a line of
+     * up to 2 MiB with the default limits (its text twice, each at most the file limit as JSON
+     * escapes it; {@code Bounds.maxReplyBytes}), and its encoding takes three times that at its
+     * peak; many at once would exhaust the runner's heap (a tenth of its container's memory), and
+     * the runner would exit with every command it runs.
      */
     private final Semaphore largeAnswers = new Semaphore(1);
     /** Platform threads: a call is carried out by the thread that read it (see {@link #read}). */
@@ -69,6 +70,8 @@ public final class RunnerAgent implements AutoCloseable {
     private volatile Peer peer;
     private Service service; // and servedLimits: set once, under this object's lock
     private Limits servedLimits;
+    /** The longest answer the server reads from this runner ({@link Bounds#maxReplyBytes} of the served limits). */
+    private volatile int replyBytes = Integer.MAX_VALUE;
     private volatile boolean closed;
 
     /**
@@ -176,6 +179,7 @@ public final class RunnerAgent implements AutoCloseable {
             try {
                 service = setUp.apply(limits);
                 servedLimits = limits;
+                replyBytes = Bounds.maxReplyBytes(limits);
             } catch (RuntimeException e) {
                 LOG.error("the runner could not set up under the server's limits; exiting", e);
                 return null;
@@ -318,11 +322,11 @@ public final class RunnerAgent implements AutoCloseable {
         try {
             // Ended: no cancel interrupts this thread now.
             if (response.text() == null || response.text().length() < LARGE_ANSWER_CHARS) {
-                current.sendNow(Protocol.encode(reply(call.id(), response)));
+                current.sendNow(withinBound(call, Protocol.encode(reply(call.id(), response)), replyBytes));
             } else {
                 largeAnswers.acquireUninterruptibly();
                 try {
-                    current.sendWhole(Protocol.encode(reply(call.id(), response)));
+                    current.sendWhole(withinBound(call, Protocol.encode(reply(call.id(), response)), replyBytes));
                 } finally {
                     largeAnswers.release();
                 }
@@ -371,6 +375,21 @@ public final class RunnerAgent implements AutoCloseable {
         }
         return (done, total, text) -> current.send(new Protocol.Progress(call.id(), done, total,
                 text.length() <= Protocol.REASON_CHARS ? text : text.substring(0, Protocol.REASON_CHARS - 3) + "..."));
+    }
+
+    /**
+     * {@code line}, or a tool error in its place when it is longer than the server reads: the
+     * server would take it for a violation and close the channel with every call in flight. Pages
+     * stay far within the bound; a listing of many jobs with long commands may not.
+     */
+    static byte[] withinBound(Protocol.Call call, byte[] line, int maxBytes) {
+        if (line.length - 1 <= maxBytes) {
+            return line;
+        }
+        LOG.warn("tool {} returned a result of {} bytes as JSON, over the channel's {}", call.tool(), line.length - 1,
+                maxBytes);
+        return Protocol.encode(reply(call.id(), ToolResponse.failure(null, "the result is " + (line.length - 1)
+                + " bytes as JSON, more than the " + maxBytes + " the runner may send the server; ask for less")));
     }
 
     static Protocol.Reply reply(long id, ToolResponse response) {

@@ -35,7 +35,7 @@
  * Anything else is a violation: a kind of the other side or out of its phase, an unknown or
  * repeated field, a wrong type, a value out of range, a second value on the line. Every line is
  * parsed with Jackson's streaming parser within {@link dev.sandboxmcp.runner.Bounds}: bytes
- * (the server reads at most {@code Main.maxReplyBytes} of a runner's line, the runner at most a
+ * (the server reads at most {@code Bounds.maxReplyBytes} of a runner's line, the runner at most a
  * request body and 64 KiB of the server's; a hello at most 1 KiB), nesting depth (64), tokens (32
  * per listing entry at the cap, plus 64 Ki) and string length; arguments and structured results
  * pass through as trees built within those bounds. The server holds a call to the runner's
@@ -49,7 +49,8 @@
  * 64 KiB holds its cost in the server's heap budget (the HTTP bodies' own, {@code HeapBudget})
  * before it is parsed, kept by its call's request until answered; one that finds no room is not
  * parsed (only its id is read) and fails its call with a clear error. The runner encodes and
- * writes one large answer at a time.
+ * writes one large answer at a time, and sends an answer longer than the server reads (a
+ * listing of many jobs with long commands; pages are bounded far within it) as a tool error.
  *
  * <h2>The limits travel one way</h2>
  * The server owns the one configuration and states every limit in its welcome; the runner reads

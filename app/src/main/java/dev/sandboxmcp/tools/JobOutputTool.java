@@ -44,8 +44,8 @@ final class JobOutputTool extends DefinedTool {
     static ToolSpec spec(Limits limits) {
         return new ToolSpec("job_output", "Read a job's output",
                 "Read a job's output, or a run_command's by its output_id, from a byte offset (" + limits.pageBytes() / 1024
-                        + " KiB a page), with whether it still runs, its exit code, and once ended what it took "
-                        + "(usage) and whether the out-of-memory killer ended it.",
+                        + " KiB a page as JSON escapes it), with whether it still runs, its exit code, and once ended what "
+                        + "it took (usage) and whether the out-of-memory killer ended it.",
                 INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly())
                 .target("id");
     }

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.exec.EscapedSize;
 import dev.sandboxmcp.tools.LineIndex.Position;
 import java.io.IOException;
 import java.nio.channels.Channels;
@@ -8,7 +9,8 @@ import java.util.Arrays;
 
 /**
  * One page of lines of a file of any size, in time and memory that follow the page, not the file:
- * the bytes of lines {@code [first, first + limit)} that fit in {@code maxBytes}. The first line is
+ * the bytes of lines {@code [first, first + limit)} that fit in {@code maxBytes}, counted as JSON
+ * escapes them ({@link EscapedSize}: a control character takes six). The first line is
  * found with {@link LineSeeker} from the nearest start the file's {@link LineIndex} knows; only the
  * page's own lines are read as lines. The page ends before a line that does not fit, unless that
  * line is the page's first: then it is cut on a UTF-8 character boundary and the page says where
@@ -69,6 +71,7 @@ final class LinePager {
         byte[] page = new byte[Math.min(maxBytes, LineScanner.BLOCK_BYTES)];
         int filled = 0;
         int lineStartInPage = 0;
+        long escaped = 0; // the page's size as JSON escapes it
         long returned = 0;
         boolean cutting = false;
         CutLine cut = null;
@@ -82,12 +85,16 @@ final class LinePager {
             }
             int length = scanner.to() - scanner.from();
             if (!cutting) {
-                int room = maxBytes - filled;
-                if (length > room && returned > 0) {
+                long room = maxBytes - escaped;
+                long runSize = EscapedSize.of(scanner.block(), scanner.from(), scanner.to());
+                if (runSize > room && returned > 0) {
                     filled = lineStartInPage; // this line starts the next page
                     break;
                 }
-                int keep = Math.min(length, room);
+                int keep = runSize <= room ? length
+                        : EscapedSize.fit(scanner.block(), scanner.from(), scanner.to(), room) - scanner.from();
+                escaped += runSize <= room ? runSize
+                        : EscapedSize.of(scanner.block(), scanner.from(), scanner.from() + keep);
                 if (filled + keep > page.length) {
                     page = Arrays.copyOf(page, (int) Math.min(maxBytes, Math.max(2L * page.length, filled + keep)));
                 }

@@ -19,7 +19,7 @@ final class ReadFileTool extends DefinedTool {
                 "path": {"type": "string", "minLength": 1, "maxLength": %d, "description": "Relative to the workspace root."},
                 "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": %d,
-                  "description": "Most lines to return (default %d, within %d KiB; with limit, within %d KiB)."},
+                  "description": "Most lines to return (default %d, within %d KiB; with limit, %d KiB; as JSON escapes them)."},
                 "tail": {"type": "integer", "minimum": 1, "maximum": %d,
                   "description": "The last N lines instead (logs), read from the end: first_line and total_lines are null."}
               },
@@ -50,15 +50,16 @@ final class ReadFileTool extends DefinedTool {
     static ToolSpec spec(Limits limits) {
         return new ToolSpec("read_file", "Read a text file",
                 "Read a UTF-8 text file in the workspace by pages of lines (default " + limits.pageLines() + " lines within "
-                        + limits.pageBytes() / 1024 + " KiB), with the total line count and the offset of the next page; "
-                        + "tail=N reads the last N lines. Paths are relative to the workspace root and cannot leave it.",
+                        + limits.pageBytes() / 1024 + " KiB as JSON escapes them), with the total line count and the offset "
+                        + "of the next page; tail=N reads the last N lines. Paths are relative to the workspace root and "
+                        + "cannot leave it.",
                 INPUT_SCHEMA.formatted(Names.MAX_PATH_CHARS, limits.readLinesMax(), limits.pageLines(), limits.pageBytes() / 1024,
                         limits.fileMaxBytes() / 1024, limits.readLinesMax()),
                 OUTPUT_SCHEMA, Hints.readOnly().idempotent())
                 .target("path")
                 .instructions("read_file: UTF-8 text in pages of " + limits.pageLines() + " lines within "
-                        + limits.pageBytes() / 1024 + " KiB (offset, limit), with the total line count and the next offset; "
-                        + "tail=N reads the last N lines of a log.");
+                        + limits.pageBytes() / 1024 + " KiB as JSON escapes them (offset, limit), with the total line count "
+                        + "and the next offset; tail=N reads the last N lines of a log.");
     }
 
     private final Workspace workspace;
@@ -98,7 +99,7 @@ final class ReadFileTool extends DefinedTool {
         }
     }
 
-    /** Lines [first, first + limit) of a file of any size, at most a page of bytes. */
+    /** Lines [first, first + limit) of a file of any size, at most {@code pageMax} bytes as JSON escapes them. */
     private ToolResponse page(String path, long first, long limit, int pageMax) throws IOException, ToolRefusal {
         LinePager.Result result;
         try (OpenedFile file = workspace.openFileVersion(path)) {
@@ -152,10 +153,12 @@ final class ReadFileTool extends DefinedTool {
         }
         text.append("[last ").append(tail.lines()).append(" lines, from byte ").append(tail.start());
         if (tail.lineCut()) {
-            text.append("; the first is only the end of a line longer than ").append(pageBytes / 1024).append(" KiB");
+            text.append("; the first is only the end of a line longer than a page of ").append(pageBytes / 1024)
+                    .append(" KiB as JSON escapes it");
         }
         if (tail.lines() < wanted && tail.start() > 0) {
-            text.append("; fewer than asked: they fill a page of ").append(pageBytes / 1024).append(" KiB");
+            text.append("; fewer than asked: they fill a page of ").append(pageBytes / 1024)
+                    .append(" KiB as JSON escapes them");
         }
         return ToolResponse.success(text.append(']').toString(), structured, path, (long) tail.content().length);
     }
@@ -188,8 +191,8 @@ final class ReadFileTool extends DefinedTool {
         }
         if (cut != null) {
             text.append("[line ").append(cut.line()).append(" is ").append(cut.bytes()).append(" bytes, longer than a page of ")
-                    .append(pageMax).append(": cut after its first ").append(cut.kept())
-                    .append(" bytes. The rest starts at byte ")
+                    .append(pageMax).append(" bytes (counted as JSON escapes them): cut after its first ")
+                    .append(cut.kept()).append(" bytes. The rest starts at byte ")
                     .append(cut.restOffset()).append("; read it with run_command, e.g. tail -c +").append(cut.restOffset() + 1)
                     .append(' ').append(Names.display(shellWord(path))).append(" | head -c ").append(pageMax).append("]\n");
         }

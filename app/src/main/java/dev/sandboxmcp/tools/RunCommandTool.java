@@ -61,8 +61,9 @@ final class RunCommandTool extends DefinedTool {
                 "Run /bin/sh -lc in the workspace: exit code, stdout, stderr, and what it took (usage: CPU, peak memory, "
                         + "bytes written; an end by the out-of-memory killer is named). Still running after "
                         + limits.callBudget().toSeconds() + " s: returns still_running and job_id, and goes on as a job "
-                        + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output (head and "
-                        + "tail); job_output with output_id reads the rest. Leftover background processes are killed."
+                        + "until its timeout. Shows " + limits.outputViewBytes() / 1024 + " KiB of output as JSON escapes "
+                        + "it (head and tail); job_output with output_id reads the rest. Leftover background processes are "
+                        + "killed."
                         + DiskFloorText.stopsWriters(limits),
                 INPUT_SCHEMA.formatted(limits.maxTimeout().toSeconds(), limits.defaultTimeout().toSeconds(),
                         Names.MAX_PATH_CHARS), OUTPUT_SCHEMA,
@@ -75,8 +76,8 @@ final class RunCommandTool extends DefinedTool {
                         + "killed, and so is anything it leaves in the background. A call returns within "
                         + limits.callBudget().toSeconds() + " s: a command still running then goes on as a job (still_running, "
                         + "job_id; read it with job_output, end it with stop_job). A result shows "
-                        + limits.outputViewBytes() / 1024 + " KiB of output, head and tail; a [...] line says what was left "
-                        + "out and the job_output call that reads it (output_id, stream, offset). At most "
+                        + limits.outputViewBytes() / 1024 + " KiB of output as JSON escapes it, head and tail; a [...] line "
+                        + "says what was left out and the job_output call that reads it (output_id, stream, offset). At most "
                         + limits.maxConcurrentCommands() + " commands run at once." + DiskFloorText.stopsWriters(limits));
     }
 

@@ -43,8 +43,8 @@ final class StartJobTool extends DefinedTool {
                 .target("command")
                 .instructions("start_job / job_output / stop_job / list_jobs: background work with no deadline (servers, "
                         + "watchers). Jobs survive reconnects and are killed when the server stops. job_output pages by byte "
-                        + "offset, " + limits.pageBytes() / 1024 + " KiB a page. An ended job (and every run_command "
-                        + "result) says what it took: CPU, peak memory, bytes written, and whether the out-of-memory "
+                        + "offset, " + limits.pageBytes() / 1024 + " KiB a page as JSON escapes it. An ended job (and every "
+                        + "run_command result) says what it took: CPU, peak memory, bytes written, and whether the out-of-memory "
                         + "killer ended it.");
     }
 

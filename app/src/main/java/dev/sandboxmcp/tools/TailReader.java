@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.exec.EscapedSize;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
@@ -7,8 +8,9 @@ import java.util.Arrays;
 
 /**
  * The last lines of a file, read backwards from its end in blocks, so a long log costs what its
- * tail costs, not what the whole file does. At most {@code maxBytes} are returned: fewer lines
- * when they do not fit, and the end of the last line alone when even it does not.
+ * tail costs, not what the whole file does. At most {@code maxBytes} are returned, counted as
+ * JSON escapes them ({@link EscapedSize}): fewer lines when they do not fit, and the end of the
+ * last line alone when even it does not.
  */
 final class TailReader {
 
@@ -19,7 +21,7 @@ final class TailReader {
      * @param content   the bytes returned, line endings kept; not yet decoded
      * @param start     where they start in the file (0 when the whole file is returned)
      * @param lines     lines returned, a partial first line included
-     * @param lineCut   the first line returned is only the end of a line longer than maxBytes
+     * @param lineCut   the first line returned is only the end of a line longer than a page
      * @param binary    the bytes returned hold a NUL
      */
     record Tail(byte[] content, long start, long lines, boolean lineCut, boolean binary) {
@@ -29,19 +31,26 @@ final class TailReader {
         long size = file.size();
         // A final newline ends the last line; it does not start an empty one.
         long scanEnd = size > 0 && byteAt(file, size - 1) == '\n' ? size - 1 : size;
-        long floor = Math.max(0, size - maxBytes);
+        long floor = 0; // where the bytes that fit in maxBytes as JSON escapes them begin
+        long escaped = 0;
         long start = -1;
         long found = 0;
         ByteBuffer block = ByteBuffer.allocate(LineScanner.BLOCK_BYTES);
-        long position = scanEnd;
+        long position = size;
         search:
-        while (position > floor) {
-            int length = (int) Math.min(block.capacity(), position - floor);
+        while (position > 0) {
+            int length = (int) Math.min(block.capacity(), position);
             position -= length;
             block.clear().limit(length);
             readFully(file, block, position);
             for (int i = length - 1; i >= 0; i--) {
-                if (block.get(i) == '\n') {
+                byte b = block.get(i);
+                escaped += EscapedSize.of(b);
+                if (escaped > maxBytes) {
+                    floor = position + i + 1;
+                    break search;
+                }
+                if (b == '\n' && position + i < scanEnd) {
                     found++;
                     start = position + i + 1;
                     if (found == wanted) {

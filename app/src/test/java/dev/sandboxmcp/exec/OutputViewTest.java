@@ -82,4 +82,43 @@ class OutputViewTest {
         assertThat(view.omittedFrom() % 2).isZero();
         assertThat(view.omittedTo() % 2).isZero();
     }
+
+    /** The text's size as the channel writes it in JSON: a control character six bytes, a newline two. */
+    private static long asJson(String text) {
+        return text.chars().mapToLong(c -> c == '\n' ? 2 : c < 0x20 ? 6 : 1).sum();
+    }
+
+    @Test
+    void controlCharactersCountAsTheSixBytesJsonMakesOfThem() {
+        String control = ("\u0001".repeat(99) + "\n").repeat(1000);
+        OutputView view = OutputView.of(log(control, 4096, 200_000), log("", 4096, 200_000), 4096)[0];
+        assertThat(view.cut()).isTrue();
+        assertThat(asJson(view.head()) + asJson(view.tail())).isLessThanOrEqualTo(4096).isGreaterThan(4096 - 2 * 600);
+        assertThat(control).startsWith(view.head()).endsWith(view.tail());
+
+        String small = "\u0001".repeat(600); // 3,600 bytes as JSON
+        assertThat(OutputView.of(log(small, 4096, 200_000), log("", 4096, 200_000), 3600)[0].cut()).isFalse();
+        assertThat(OutputView.of(log(small, 4096, 200_000), log("", 4096, 200_000), 3599)[0].cut()).isTrue();
+
+        OutputPage page = log("\u0001".repeat(100_000), 4096, 200_000).read(0, 6000);
+        assertThat(page.next()).isEqualTo(1000);
+        assertThat(asJson(page.text())).isLessThanOrEqualTo(6000);
+    }
+
+    @Test
+    void aCharacterAcrossTheEndOfTheKeptHeadDoesNotStopPaging() {
+        for (String rest : new String[] {"b".repeat(10), "x".repeat(100_000)}) {
+            OutputLog log = log("a".repeat(4095) + "€" + rest, 4096, 10_000);
+            StringBuilder read = new StringBuilder();
+            long offset = 0;
+            for (int pages = 0; offset < log.totalBytes(); pages++) {
+                assertThat(pages).as("pages").isLessThan(10);
+                OutputPage page = log.read(offset, 64 * 1024);
+                assertThat(page.next()).as("from %d", offset).isGreaterThan(offset);
+                read.append(page.text());
+                offset = page.next();
+            }
+            assertThat(read.toString()).startsWith("a".repeat(4095)).endsWith(rest.substring(rest.length() - 10));
+        }
+    }
 }

@@ -32,8 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
 class HostileRunnerOverHttpTest {
 
     static final String TOKEN = "hostile-runner-token-0123456789abcdefghijklmnop";
-    /** What the server reads of one runner message with the default limits ({@code Main.maxReplyBytes}). */
-    static final int LINE_BOUND = 2 * 6 * 1024 * 1024 + 64 * 1024;
+    /**
+     * What the server reads of one runner message with the default limits ({@code Bounds.maxReplyBytes}):
+     * a read_file page at the file limit as JSON escapes it, twice, and 64 KiB.
+     */
+    static final int LINE_BOUND = 2 * 1024 * 1024 + 64 * 1024;
 
     @TempDir
     Path dir;

@@ -43,8 +43,11 @@ class StatedLimitsTest {
     /** Small limits, so that the server's bound on a runner's line is small. */
     static final Map<String, String> SMALL = Map.of("MCP_FILE_LIMIT_BYTES", "1024", "MCP_OUTPUT_LIMIT_BYTES", "1024",
             "MCP_OUTPUT_VIEW_BYTES", "1024", "MCP_CALL_BUDGET_SECONDS", "7");
-    /** What the server reads of one runner line under SMALL: Main.maxReplyBytes, 12 x max(file, 2 x output) + 64 KiB. */
-    static final int SMALL_LINE_BOUND = 12 * 2048 + 64 * 1024;
+    /**
+     * What the server reads of one runner line under SMALL ({@code Bounds.maxReplyBytes}): a job_output
+     * page (64 KiB) and the job's command (128 KiB, six bytes a byte as JSON), each twice, and 64 KiB.
+     */
+    static final int SMALL_LINE_BOUND = 2 * 64 * 1024 + 12 * 128 * 1024 + 64 * 1024;
 
     @TempDir
     Path dir;

@@ -50,11 +50,11 @@ class PagedReadTest {
     }
 
     @Test
-    void lineOfExactlyAPageIsReturnedWhole() throws Exception {
-        String line = "x".repeat(PAGE - 1) + "\n";
+    void lineOfExactlyAPageAsJsonIsReturnedWhole() throws Exception {
+        String line = "x".repeat(PAGE - 2) + "\n"; // JSON writes the newline as two bytes
         Files.writeString(root.resolve("exact.txt"), line + "next\n");
         ToolResponse first = page("exact.txt", 1, 5);
-        assertThat(first.structured()).containsEntry("content", line).containsEntry("bytes", (long) PAGE)
+        assertThat(first.structured()).containsEntry("content", line).containsEntry("bytes", (long) PAGE - 1)
                 .containsEntry("lines", 1L).containsEntry("total_lines", 2L).containsEntry("has_more", true)
                 .containsEntry("line_truncated", false).doesNotContainKey("rest_byte_offset");
         assertThat(first.text()).endsWith("[lines 1-1 of 2; more follows: call again with offset=2]");
@@ -200,6 +200,20 @@ class PagedReadTest {
         String content = (String) cut.structured().get("content");
         assertThat(content).doesNotContain("\uFFFD").matches("é+");
         assertThat(cut.structured()).containsEntry("line_truncated", true).containsEntry("lines", 1L);
+    }
+
+    @Test
+    void aTailOfControlCharactersHoldsWhatFitsAPageAsJson() throws Exception {
+        String line = "\u0001".repeat(99) + "\n"; // 596 bytes as JSON
+        Files.writeString(root.resolve("control.log"), line.repeat(1000));
+        ToolResponse many = tail("control.log", 1000);
+        assertThat(many.structured()).containsEntry("lines", (long) TAIL_PAGE / 596)
+                .containsEntry("content", line.repeat(TAIL_PAGE / 596)).containsEntry("line_truncated", false);
+        assertThat(many.text()).contains("fewer than asked");
+
+        Files.writeString(root.resolve("one.log"), "first\n" + "\u0001".repeat(TAIL_PAGE));
+        assertThat(tail("one.log", 2).structured()).containsEntry("content", "\u0001".repeat(TAIL_PAGE / 6))
+                .containsEntry("line_truncated", true);
     }
 
     @Test

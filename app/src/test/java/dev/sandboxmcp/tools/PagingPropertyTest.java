@@ -32,7 +32,8 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * Paging gives the lines a plain read of the whole file gives, for random offsets and limits,
  * over files with CRLF endings, empty lines, no final newline, multi-byte characters and long
  * lines across the scanners' buffer boundaries (8-byte words, 64 KiB and 256 KiB blocks),
- * invalid UTF-8 and NUL bytes (a binary file, wherever they are); through a line index small
+ * control characters, quotes and backslashes (which JSON escapes, and a page is bounded as JSON
+ * escapes it), invalid UTF-8 and NUL bytes (a binary file, wherever they are); through a line index small
  * enough that it fills and halves its stride.
  */
 class PagingPropertyTest {
@@ -68,7 +69,9 @@ class PagingPropertyTest {
                 Tuple.of(1, Arbitraries.just(new byte[] {(byte) 0x80})),
                 Tuple.of(1, Arbitraries.just(new byte[] {0})),
                 Tuple.of(1, Arbitraries.integers().between(1_000, 140_000).map(n -> "é".repeat(n / 2).getBytes(UTF_8))),
-                Tuple.of(1, Arbitraries.integers().between(60_000, 70_000).map(n -> "q".repeat(n).getBytes(UTF_8))));
+                Tuple.of(1, Arbitraries.integers().between(60_000, 70_000).map(n -> "q".repeat(n).getBytes(UTF_8))),
+                Tuple.of(2, Arbitraries.strings().withChars("\u0001\u001f\t\"\\").ofMaxLength(40).map(s -> s.getBytes(UTF_8))),
+                Tuple.of(1, Arbitraries.integers().between(20_000, 200_000).map(n -> "\u0001".repeat(n).getBytes(UTF_8))));
     }
 
     @Property(tries = 60)
@@ -94,7 +97,7 @@ class PagingPropertyTest {
                 LinePager.Page page = (LinePager.Page) result;
                 List<byte[]> expected = fitting(first > lines.size() ? List.of()
                         : lines.subList((int) first - 1, (int) Math.min(lines.size(), first - 1 + limit)), PAGE);
-                if (!expected.isEmpty() && expected.getFirst().length > PAGE) {
+                if (!expected.isEmpty() && escaped(expected.getFirst()) > PAGE) {
                     assertThat(page.cut()).isNotNull();
                     continue;
                 }
@@ -130,7 +133,7 @@ class PagingPropertyTest {
             }
             List<byte[]> returned = fitting(offset > lines.size() ? List.of()
                     : lines.subList(offset - 1, Math.min(lines.size(), offset - 1 + limit)), PAGE);
-            if (!returned.isEmpty() && returned.getFirst().length > PAGE) {
+            if (!returned.isEmpty() && escaped(returned.getFirst()) > PAGE) {
                 return; // a cut line: PagedReadTest's cases
             }
             byte[] expected = concat(returned);
@@ -170,14 +173,24 @@ class PagingPropertyTest {
         return lines;
     }
 
-    /** The first lines that fit in a page together; at least the first. */
+    /** The first lines that fit in a page together, as JSON escapes them; at least the first. */
     static List<byte[]> fitting(List<byte[]> lines, int pageBytes) {
         int taken = 0;
         long bytes = 0;
-        while (taken < lines.size() && (taken == 0 || bytes + lines.get(taken).length <= pageBytes)) {
-            bytes += lines.get(taken++).length;
+        while (taken < lines.size() && (taken == 0 || bytes + escaped(lines.get(taken)) <= pageBytes)) {
+            bytes += escaped(lines.get(taken++));
         }
         return lines.subList(0, taken);
+    }
+
+    /** The line's size as JSON: a control character six bytes, a newline, tab, quote or backslash two. */
+    static long escaped(byte[] line) {
+        long size = 0;
+        for (byte b : line) {
+            size += b == '\n' || b == '\t' || b == '\r' || b == '\b' || b == '\f' || b == '"' || b == '\\' ? 2
+                    : b >= 0 && b < 0x20 ? 6 : 1;
+        }
+        return size;
     }
 
     static byte[] concat(List<byte[]> lines) {

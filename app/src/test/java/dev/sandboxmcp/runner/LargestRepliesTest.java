@@ -1,0 +1,171 @@
+package dev.sandboxmcp.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.exec.CommandRunner;
+import dev.sandboxmcp.exec.IdleSweep;
+import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.tools.LocalTools;
+import dev.sandboxmcp.tools.Progress;
+import dev.sandboxmcp.tools.ToolCatalog;
+import dev.sandboxmcp.tools.ToolResponse;
+import dev.sandboxmcp.workspace.Workspace;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The runner's answers in the worst shapes of text stay within the line the server reads
+ * ({@link Bounds#maxReplyBytes}), through the real tools, and their pages, read in sequence, give
+ * back the text whole: files and command output of control characters, of quotes and backslashes,
+ * of 4-byte characters, and of all of them mixed.
+ */
+class LargestRepliesTest {
+
+    private static final Limits LIMITS = Limits.defaults();
+    private static final int BOUND = Bounds.maxReplyBytes(LIMITS);
+
+    @TempDir
+    Path root;
+
+    Workspace workspace;
+    CommandRunner commands;
+    JobManager jobs;
+    LocalTools tools;
+    long longest;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        workspace = Workspace.open(root);
+        Map<String, String> environment = Map.of("PATH", "/usr/bin:/bin");
+        commands = CommandRunner.under(LIMITS, environment, IdleSweep.NONE);
+        jobs = JobManager.under(LIMITS, environment, IdleSweep.NONE);
+        tools = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, jobs, LIMITS));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        jobs.close();
+        commands.close();
+        workspace.close();
+    }
+
+    /** Lines of 100 bytes (newline included) made of {@code shape}'s characters, {@code bytes} in all. */
+    static byte[] text(String shape, int bytes) {
+        Random random = new Random(11);
+        String[] pieces = switch (shape) {
+            case "control" -> new String[] {"\u0001"};
+            case "quotes" -> new String[] {"\"", "\\"};
+            case "emoji" -> new String[] {"😀"};
+            default -> new String[] {"\u0001", "\u001f", "\t", "\"", "\\", "a", "é", "中", "😀"};
+        };
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        while (out.size() < bytes) {
+            byte[] piece = pieces[random.nextInt(pieces.length)].getBytes(StandardCharsets.UTF_8);
+            if (line.size() + piece.length > 99) {
+                line.write('\n');
+                out.writeBytes(line.toByteArray());
+                line.reset();
+            }
+            line.writeBytes(piece);
+        }
+        return out.toByteArray();
+    }
+
+    /** Bytes that are not UTF-8: each becomes U+FFFD, three bytes, once decoded. */
+    static byte[] invalid(int bytes) {
+        byte[] out = new byte[bytes];
+        java.util.Arrays.fill(out, (byte) 0xFF);
+        return out;
+    }
+
+    private ToolResponse call(String tool, Map<String, Object> arguments) {
+        ToolResponse response = tools.execute(tool, arguments, Progress.NONE);
+        int line = Protocol.encode(RunnerAgent.reply(1, response)).length;
+        longest = Math.max(longest, line);
+        assertThat(line).as("%s %s: %.200s", tool, arguments, response.text()).isLessThanOrEqualTo(BOUND);
+        assertThat(response.error()).as(response.text()).isFalse();
+        return response;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"control", "quotes", "emoji", "mixed"})
+    void readFilePagesFitTheLineAndGiveTheFileBack(String shape) throws Exception {
+        byte[] file = text(shape, LIMITS.fileMaxBytes() * 3 / 2);
+        Files.write(root.resolve("f.txt"), file);
+        for (Map<String, Object> page : java.util.List.<Map<String, Object>>of(Map.of(), Map.of("limit", LIMITS.readLinesMax()))) {
+            StringBuilder read = new StringBuilder();
+            long offset = 1;
+            boolean more = true;
+            while (more) {
+                Map<String, Object> arguments = new java.util.HashMap<>(page);
+                arguments.put("path", "f.txt");
+                arguments.put("offset", offset);
+                Map<String, Object> structured = call("read_file", arguments).structured();
+                read.append((String) structured.get("content"));
+                offset += (Long) structured.get("lines");
+                more = (Boolean) structured.get("has_more");
+            }
+            assertThat(read.toString()).isEqualTo(new String(file, StandardCharsets.UTF_8));
+        }
+        call("read_file", Map.of("path", "f.txt", "tail", LIMITS.readLinesMax()));
+        System.out.printf("read_file %s: longest line %d of %d%n", shape, longest, BOUND);
+        assertThat(longest).as("a page at the file limit, twice, and a little").isGreaterThan(2L * LIMITS.fileMaxBytes() * 9 / 10);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"control", "quotes", "emoji", "mixed", "invalid"})
+    void commandOutputFitsTheLineAndItsPagesGiveItBack(String shape) throws Exception {
+        byte[] output = shape.equals("invalid") ? invalid(LIMITS.outputCapBytes()) : text(shape, LIMITS.outputCapBytes() - 100);
+        Files.write(root.resolve("out.bin"), output);
+        Map<String, Object> run = call("run_command", Map.of("command", "cat out.bin; cat out.bin >&2")).structured();
+        String id = (String) run.get("output_id");
+        for (String stream : new String[] {"stdout", "stderr"}) {
+            StringBuilder read = new StringBuilder();
+            long offset = 0;
+            boolean more = true;
+            while (more) {
+                Map<String, Object> page = call("job_output", Map.of("id", id, "stream", stream, "offset", offset))
+                        .structured();
+                read.append((String) page.get("output"));
+                assertThat((Long) page.get("next_offset")).isGreaterThan(offset);
+                offset = (Long) page.get("next_offset");
+                more = (Boolean) page.get("has_more");
+            }
+            assertThat(read.toString()).isEqualTo(new String(output, StandardCharsets.UTF_8));
+        }
+        System.out.printf("run_command and job_output %s: longest line %d of %d%n", shape, longest, BOUND);
+    }
+
+    /**
+     * The one result no page bounds: list_jobs names every job's command (up to 128 KiB each) twice.
+     * Past the bound it goes as a tool error, not as a line the server would close the channel on.
+     */
+    @org.junit.jupiter.api.Test
+    void aListingOfJobsPastTheBoundGoesAsAToolError() throws Exception {
+        String command = "true #" + "x".repeat(Limits.COMMAND_BYTES - 100);
+        for (int i = 0; i < LIMITS.keptJobs(); i++) {
+            String id = (String) tools.execute("start_job", Map.of("command", command), Progress.NONE).structured().get("id");
+            while ((Boolean) tools.execute("job_output", Map.of("id", id), Progress.NONE).structured().get("running")) {
+                Thread.sleep(10);
+            }
+        }
+        Protocol.Call call = new Protocol.Call(9, "list_jobs", Map.of(), false);
+        byte[] listing = Protocol.encode(RunnerAgent.reply(9, tools.execute("list_jobs", Map.of(), Progress.NONE)));
+        assertThat(listing.length).isGreaterThan(BOUND);
+        byte[] sent = RunnerAgent.withinBound(call, listing, BOUND);
+        assertThat(new String(sent, StandardCharsets.UTF_8)).contains("\"error\":true")
+                .contains("bytes as JSON, more than the " + BOUND);
+        assertThat(RunnerAgent.withinBound(call, sent, BOUND)).isSameAs(sent);
+    }
+}
