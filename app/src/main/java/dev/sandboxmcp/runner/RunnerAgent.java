@@ -380,7 +380,7 @@ public final class RunnerAgent implements AutoCloseable {
     /**
      * {@code line}, or a tool error in its place when it is longer than the server reads: the
      * server would take it for a violation and close the channel with every call in flight. Pages
-     * stay far within the bound; a listing of many jobs with long commands may not.
+     * and listings stay within the bound ({@code LargestRepliesTest}); this is the last guard.
      */
     static byte[] withinBound(Protocol.Call call, byte[] line, int maxBytes) {
         if (line.length - 1 <= maxBytes) {

@@ -10,6 +10,7 @@ final class JobResults {
     static final String JOB_PROPERTIES = """
                 "id": {"type": "string"},
                 "command": {"type": "string"},
+                "command_chars": {"type": "integer", "description": "The command's full length, when the listing shows it cut."},
                 "cwd": {"type": "string"},
                 "running": {"type": "boolean"},
                 "exit_code": {"type": ["integer", "null"]},
@@ -26,9 +27,17 @@ final class JobResults {
     }
 
     static Map<String, Object> of(Job job) {
+        return of(job, Integer.MAX_VALUE);
+    }
+
+    /** The job with its command cut to {@code commandChars}, and its full length beside it when cut. */
+    static Map<String, Object> of(Job job, int commandChars) {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("id", job.id());
-        map.put("command", job.command());
+        map.put("command", cut(job.command(), commandChars));
+        if (job.command().length() > commandChars) {
+            map.put("command_chars", job.command().length());
+        }
         map.put("cwd", job.cwd());
         map.put("running", job.running());
         map.put("exit_code", job.exitCode());
@@ -44,13 +53,29 @@ final class JobResults {
     }
 
     static String describe(Job job) {
+        return describe(job, Integer.MAX_VALUE);
+    }
+
+    /** One line about the job, its command cut to {@code commandChars} with a note saying so. */
+    static String describe(Job job, int commandChars) {
+        String command = job.command().length() <= commandChars ? job.command()
+                : cut(job.command(), commandChars) + " [... command cut: " + job.command().length()
+                        + " characters; job_output {\"id\": \"" + job.id() + "\"} shows it whole]";
         String reason = job.running() ? null : Endings.reason(job.ending());
         String usage = Endings.usageLine(job.ending());
         return job.id() + " " + (job.running() ? "running"
                 : (job.stopped() ? "stopped" : job.timedOut() ? "killed at its deadline"
                         : reason != null ? reason + "," : "exited") + " with code " + job.exitCode())
-                + " after " + job.durationMillis() + " ms, " + job.outputBytes() + " bytes of output: " + job.command()
+                + " after " + job.durationMillis() + " ms, " + job.outputBytes() + " bytes of output: " + command
                 + (usage == null ? "" : "\n  " + usage);
+    }
+
+    /** {@code text}'s first {@code chars} characters, never half of a surrogate pair. */
+    private static String cut(String text, int chars) {
+        if (text.length() <= chars) {
+            return text;
+        }
+        return text.substring(0, Character.isHighSurrogate(text.charAt(chars - 1)) ? chars - 1 : chars);
     }
 
     static ToolRefusal unknown(String id) {

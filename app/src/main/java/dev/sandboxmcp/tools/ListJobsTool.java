@@ -24,8 +24,16 @@ final class ListJobsTool extends DefinedTool {
               "required": ["jobs"]
             }""".formatted(JobResults.JOB_PROPERTIES);
 
+    /**
+     * The most of a job's command a listing shows: every kept job's command whole (up to
+     * {@code Limits.COMMAND_BYTES} each, twice) would make a listing of megabytes, past what the
+     * runner may send the server. job_output shows a command whole.
+     */
+    static final int LISTED_COMMAND_CHARS = 1024;
+
     private static final ToolSpec SPEC = new ToolSpec("list_jobs", "List background jobs",
-            "List the background jobs this server knows, running and finished, oldest first.",
+            "List the background jobs this server knows, running and finished, oldest first. A command longer than "
+                    + LISTED_COMMAND_CHARS + " characters is shown cut (job_output shows it whole).",
             INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent());
 
     static ToolSpec spec(Limits limits) {
@@ -43,9 +51,9 @@ final class ListJobsTool extends DefinedTool {
     public ToolResponse call(ToolArguments arguments, Progress progress) {
         List<Job> all = jobs.list();
         StringBuilder text = new StringBuilder(all.isEmpty() ? "no jobs\n" : "");
-        all.forEach(job -> text.append(JobResults.describe(job)).append('\n'));
+        all.forEach(job -> text.append(JobResults.describe(job, LISTED_COMMAND_CHARS)).append('\n'));
         Map<String, Object> structured = new LinkedHashMap<>();
-        structured.put("jobs", all.stream().map(JobResults::of).toList());
+        structured.put("jobs", all.stream().map(job -> JobResults.of(job, LISTED_COMMAND_CHARS)).toList());
         return ToolResponse.success(text.toString(), structured, null, null);
     }
 }

@@ -7,6 +7,8 @@ import dev.sandboxmcp.TestServer;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.TypeRef;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -28,9 +30,15 @@ class ForwardedForTest {
         String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"run_command\","
                 + "\"arguments\":{\"command\":\"echo " + marker + "\"}}}";
         assertThat(RawHttp.post(port, TestServer.BASE + "/mcp", JSON + headers, body).status()).isEqualTo(200);
-        String line = server.auditLog().lines().filter(l -> l.contains(marker)).findFirst().orElseThrow();
-        return McpJsonDefaults.getMapper().readValue(line, new TypeRef<Map<String, Object>>() {
-        });
+        List<Map<String, Object>> lines = new ArrayList<>();
+        for (String line : server.auditLog().lines().filter(l -> l.contains(marker)).toList()) {
+            lines.add(McpJsonDefaults.getMapper().readValue(line, new TypeRef<Map<String, Object>>() {
+            }));
+        }
+        assertThat(lines).as("its start and its end").hasSize(2);
+        assertThat(lines.getFirst()).containsEntry("event", "tool_call_started")
+                .containsEntry("client", lines.getLast().get("client")).containsEntry("peer", lines.getLast().get("peer"));
+        return lines.getLast();
     }
 
     static String client(TestServer server, String forwardedFor) throws Exception {

@@ -164,7 +164,8 @@ class McpTransportsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("transports")
-    void everyCallLeavesOneAuditLineWithoutContents(String name, Function<TestServer, McpSyncClient> connect) {
+    void everyCallLeavesAnAuditLineAsItStartsAndOneAsItEndsWithoutContents(String name,
+            Function<TestServer, McpSyncClient> connect) {
         String marker = "audit-" + name + "-" + System.nanoTime();
         try (McpSyncClient client = connect.apply(server)) {
             client.initialize();
@@ -172,7 +173,14 @@ class McpTransportsTest {
                     Map.of("path", marker + ".txt", "content", "SECRET-CONTENT-" + name)));
             client.callTool(new CallToolRequest("run_command", Map.of("command", "echo " + marker)));
         }
-        List<String> lines = server.auditLog().lines().filter(l -> l.contains(marker)).toList();
+        List<String> starts = server.auditLog().lines().filter(l -> l.contains(marker))
+                .filter(l -> l.contains("\"event\":\"tool_call_started\"")).toList();
+        assertThat(starts).hasSize(2);
+        assertThat(starts.get(0)).contains("\"tool\":\"write_file\"").contains("\"client\":\"127.0.0.1\"")
+                .doesNotContain("SECRET-CONTENT").doesNotContain("\"outcome\"");
+        assertThat(dev.sandboxmcp.ProcessLog.auditLines(server.auditLog())).as("each end follows its start").isNotEmpty();
+        List<String> lines = server.auditLog().lines().filter(l -> l.contains(marker))
+                .filter(l -> l.contains("\"event\":\"tool_call\"")).toList();
         assertThat(lines).hasSize(2);
         assertThat(lines.get(0)).contains("\"tool\":\"write_file\"").contains("\"outcome\":\"ok\"")
                 .contains("\"client\":\"127.0.0.1\"").contains("\"bytes\":").doesNotContain("SECRET-CONTENT");

@@ -148,22 +148,40 @@ class LargestRepliesTest {
     }
 
     /**
-     * The one result no page bounds: list_jobs names every job's command (up to 128 KiB each) twice.
-     * Past the bound it goes as a tool error, not as a line the server would close the channel on.
+     * list_jobs names every kept job's command, each up to 128 KiB: it shows each cut, so that a
+     * listing of the longest commands, of control characters, stays within the bound; job_output
+     * still shows a command whole.
      */
     @org.junit.jupiter.api.Test
-    void aListingOfJobsPastTheBoundGoesAsAToolError() throws Exception {
-        String command = "true #" + "x".repeat(Limits.COMMAND_BYTES - 100);
+    void aListingOfTheLongestCommandsStaysWithinTheBound() throws Exception {
+        String command = "true #" + "\u0001".repeat(Limits.COMMAND_BYTES - 100);
+        String id = null;
         for (int i = 0; i < LIMITS.keptJobs(); i++) {
-            String id = (String) tools.execute("start_job", Map.of("command", command), Progress.NONE).structured().get("id");
+            id = (String) tools.execute("start_job", Map.of("command", command), Progress.NONE).structured().get("id");
             while ((Boolean) tools.execute("job_output", Map.of("id", id), Progress.NONE).structured().get("running")) {
                 Thread.sleep(10);
             }
         }
-        Protocol.Call call = new Protocol.Call(9, "list_jobs", Map.of(), false);
-        byte[] listing = Protocol.encode(RunnerAgent.reply(9, tools.execute("list_jobs", Map.of(), Progress.NONE)));
-        assertThat(listing.length).isGreaterThan(BOUND);
-        byte[] sent = RunnerAgent.withinBound(call, listing, BOUND);
+        ToolResponse listed = tools.execute("list_jobs", Map.of(), Progress.NONE);
+        byte[] listing = Protocol.encode(RunnerAgent.reply(9, listed));
+        System.out.printf("list_jobs of %d jobs, commands of %d control characters: line %d of %d%n",
+                LIMITS.keptJobs(), command.length(), listing.length - 1, BOUND);
+        assertThat(listing.length - 1).isLessThanOrEqualTo(BOUND);
+        assertThat((java.util.List<?>) listed.structured().get("jobs")).hasSize(LIMITS.keptJobs()).allSatisfy(job ->
+                assertThat(((Map<?, ?>) job).get("command_chars")).isEqualTo(command.length()));
+        assertThat(listed.text()).contains("command cut: " + command.length() + " characters");
+        Map<String, Object> shown = tools.execute("job_output", Map.of("id", id), Progress.NONE).structured();
+        assertThat(shown.get("command")).as("job_output shows the command whole").isEqualTo(command);
+        assertThat(shown).doesNotContainKey("command_chars");
+    }
+
+    /** An answer past the bound (none of the tools gives one) goes as a tool error, not as a line the server would close the channel on. */
+    @org.junit.jupiter.api.Test
+    void anAnswerPastTheBoundGoesAsAToolError() {
+        Protocol.Call call = new Protocol.Call(9, "read_file", Map.of(), false);
+        byte[] over = Protocol.encode(RunnerAgent.reply(9, ToolResponse.success("x".repeat(BOUND), null, null, null)));
+        assertThat(over.length).isGreaterThan(BOUND);
+        byte[] sent = RunnerAgent.withinBound(call, over, BOUND);
         assertThat(new String(sent, StandardCharsets.UTF_8)).contains("\"error\":true")
                 .contains("bytes as JSON, more than the " + BOUND);
         assertThat(RunnerAgent.withinBound(call, sent, BOUND)).isSameAs(sent);
