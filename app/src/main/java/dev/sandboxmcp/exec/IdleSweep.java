@@ -267,9 +267,22 @@ public final class IdleSweep {
         }
 
         private void visit(long id, boolean listed) {
-            if (victim(id, listed) && kill(id) && alive(read.get(id))) {
+            if (victim(id, listed) && stillTheOneJudged(id) && kill(id) && alive(read.get(id))) {
                 killedAlive = true;
             }
+        }
+
+        /**
+         * Whether {@code id}, read again just before its kill, is the process judged: a stat kept
+         * from earlier in the scan (a parent read while judging its child) may be a whole scan old,
+         * and its pid reused since. A process entered from outside (ppid 0: {@code docker exec}'s
+         * runc init, before its setsid) is never signalled, though its children may be judged
+         * through it: no command can make one.
+         */
+        private boolean stillTheOneJudged(long id) {
+            ProcStat judged = read.get(id);
+            ProcStat now = ProcStat.read(id, buffer);
+            return judged != null && now != null && now.startTicks() == judged.startTicks() && now.ppid() != 0;
         }
 
         /**
@@ -304,9 +317,9 @@ public final class IdleSweep {
         }
 
         /**
-         * SIGKILL to {@code pid}, read microseconds before (a pid is reused only after the whole
-         * pid space has been handed out); whether it was sent. The kernel refuses a process of
-         * another user (EPERM), which is neither killed nor waited for.
+         * SIGKILL to {@code pid}, read again microseconds before ({@link #stillTheOneJudged}: a pid
+         * is reused only after the whole pid space has been handed out); whether it was sent. The
+         * kernel refuses a process of another user (EPERM), which is neither killed nor waited for.
          */
         private boolean kill(long pid) {
             try {

@@ -15,7 +15,7 @@ final class JobInputTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "id": {"type": "string", "minLength": 1, "description": "A job started with stdin_open: true."},
+                "id": {"type": "string", "minLength": 1, "maxLength": 64, "description": "A job started with stdin_open: true."},
                 "input": {"type": "string", "description": "Written as UTF-8, as is: end a line with \\\\n. Default: nothing."},
                 "close": {"type": "boolean", "description": "Then close the job's stdin: it reads end of file. Default false."}
               },

@@ -17,7 +17,7 @@ final class JobOutputTool extends DefinedTool {
             {
               "type": "object",
               "properties": {
-                "id": {"type": "string", "minLength": 1, "description": "A job id or an output_id."},
+                "id": {"type": "string", "minLength": 1, "maxLength": 64, "description": "A job id or an output_id."},
                 "stream": {"type": "string", "enum": ["output", "stdout", "stderr"],
                   "description": "Default: output for start_job, else stdout."},
                 "offset": {"type": "integer", "minimum": 0, "description": "Bytes; next_offset continues."}

@@ -9,7 +9,7 @@ import java.util.Optional;
 final class StopJobTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
-            {"type": "object", "properties": {"id": {"type": "string", "minLength": 1}}, "required": ["id"],
+            {"type": "object", "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 64}}, "required": ["id"],
              "additionalProperties": false}""";
 
     private static final String OUTPUT_SCHEMA = """

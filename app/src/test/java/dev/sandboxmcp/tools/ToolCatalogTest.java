@@ -149,6 +149,32 @@ class ToolCatalogTest {
         }
     }
 
+    /** A job id past 64 characters (ids are a dozen) is refused before the runner sees it, never echoed back whole. */
+    @Test
+    void aJobIdPastItsBoundIsRefusedBeforeTheRunnerSeesIt() {
+        List<String> executed = new ArrayList<>();
+        ToolExecutor executor = (tool, arguments, progress) -> {
+            executed.add(tool);
+            return ToolResponse.failure(null, "no job");
+        };
+        ToolDispatcher dispatcher = new ToolDispatcher(ToolCatalog.definitions(Limits.defaults()), executor,
+                new AuditLog(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
+        Map<String, McpSchema.Tool> tools = byName(Limits.defaults());
+        for (String tool : List.of("job_output", "job_input", "stop_job")) {
+            Map<String, Object> arguments = new java.util.HashMap<>(Map.of("id", "j".repeat(64)));
+            McpSchema.CallToolResult passed = dispatcher.dispatch(tools.get(tool),
+                    McpSchema.CallToolRequest.builder().name(tool).arguments(new java.util.HashMap<>(arguments)).build(),
+                    null, Progress.NONE);
+            assertThat(text(passed)).as(tool).isEqualTo("no job");
+            arguments.put("id", "j".repeat(8 * 1024 * 1024));
+            McpSchema.CallToolResult refused = dispatcher.dispatch(tools.get(tool),
+                    McpSchema.CallToolRequest.builder().name(tool).arguments(arguments).build(), null, Progress.NONE);
+            assertThat(refused.isError()).isTrue();
+            assertThat(text(refused)).as(tool).startsWith("invalid arguments for " + tool + ": ").hasSizeLessThan(400);
+        }
+        assertThat(executed).containsExactly("job_output", "job_input", "stop_job");
+    }
+
     static Map<?, ?> properties(McpSchema.Tool tool) {
         return (Map<?, ?>) tool.inputSchema().get("properties");
     }
