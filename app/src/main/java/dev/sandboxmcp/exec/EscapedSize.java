@@ -44,6 +44,28 @@ public final class EscapedSize {
         return size;
     }
 
+    /**
+     * The size of {@code text} as the channel writes it: UTF-8, with the escapes above; half a
+     * surrogate pair (no decoded text holds one) as a six-byte escape.
+     */
+    public static long of(CharSequence text) {
+        long size = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                size += COST[c];
+            } else if (c < 0x800) {
+                size += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                size += 4;
+                i++;
+            } else {
+                size += Character.isSurrogate(c) ? 6 : 3;
+            }
+        }
+        return size;
+    }
+
     /** The end of the longest run {@code bytes[from, end)} of well-formed UTF-8 whose size is at most {@code budget}. */
     public static int fit(byte[] bytes, int from, int to, long budget) {
         long size = 0;

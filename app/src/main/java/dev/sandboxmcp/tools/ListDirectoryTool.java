@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.exec.EscapedSize;
 import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.IOException;
@@ -37,7 +38,7 @@ final class ListDirectoryTool extends DefinedTool {
                   "size": {"type": "integer"},
                   "target": {"type": "string", "description": "For a symlink: the link's text (not followed)."}
                 }, "required": ["path", "kind", "size"]}},
-                "truncated": {"type": "boolean", "description": "Whether the entry cap cut the listing."}
+                "truncated": {"type": "boolean", "description": "Whether the entry cap or the size cap cut the listing."}
               },
               "required": ["path", "entries", "truncated"]
             }""";
@@ -45,20 +46,37 @@ final class ListDirectoryTool extends DefinedTool {
     static ToolSpec spec(Limits limits) {
         return new ToolSpec("list_directory", "List a directory",
                 "List names, kinds and sizes beneath a directory of the workspace, 1 to 3 levels deep, sorted by name, at most "
-                        + limits.listEntries() + " entries (the result says when the cap cut it). Symbolic links are shown with "
-                        + "their target and never followed.",
+                        + limits.listEntries() + " entries and " + maxListingBytes(limits) / 1024 + " KiB as JSON (the result says "
+                        + "when a cap cut it). Symbolic links are shown with their target and never followed.",
                 INPUT_SCHEMA.formatted(Names.MAX_PATH_CHARS), OUTPUT_SCHEMA, Hints.readOnly().idempotent())
                 .target("path")
                 .instructions("list_directory: names, kinds and sizes, 1 to 3 levels deep; links are shown, not followed.");
     }
 
+    /**
+     * What one entry takes as JSON besides its names: its structured fields' keys, kind and size,
+     * and its text line's end.
+     */
+    private static final int ENTRY_FIELDS_BYTES = 80;
+
+    /**
+     * The most a listing, its text and its entries together, takes as JSON: as much as a page's
+     * text, twice, which the runner's reply bound holds ({@code Bounds.maxReplyBytes}). Long
+     * names at depth 3 (or names of control characters) reach it before the entry cap.
+     */
+    static long maxListingBytes(Limits limits) {
+        return 2L * limits.shownTextBytes();
+    }
+
     private final Workspace workspace;
     private final int maxEntries;
+    private final long maxBytes;
 
     ListDirectoryTool(Workspace workspace, Limits limits) {
         super(spec(limits));
         this.workspace = workspace;
         this.maxEntries = limits.listEntries();
+        this.maxBytes = maxListingBytes(limits);
     }
 
     @Override
@@ -77,7 +95,20 @@ final class ListDirectoryTool extends DefinedTool {
         }
         List<Map<String, Object>> entries = new ArrayList<>();
         StringBuilder text = new StringBuilder();
+        long bytes = 0;
+        boolean tooLarge = false;
         for (Workspace.Entry entry : listing.entries()) {
+            String line = switch (entry.kind()) {
+                case DIRECTORY -> Names.display(entry.path()) + "/";
+                case SYMLINK -> Names.display(entry.path()) + " -> " + Names.display(entry.linkTarget());
+                case FILE, OTHER -> Names.display(entry.path()) + "  (" + entry.size() + " bytes)";
+            };
+            bytes += EscapedSize.of(line) + EscapedSize.of(entry.path()) + ENTRY_FIELDS_BYTES
+                    + (entry.linkTarget() == null ? 0 : EscapedSize.of(entry.linkTarget()));
+            if (bytes > maxBytes) {
+                tooLarge = true;
+                break;
+            }
             Map<String, Object> item = new LinkedHashMap<>();
             item.put("path", entry.path());
             item.put("kind", entry.kind().name().toLowerCase(Locale.ROOT));
@@ -86,13 +117,12 @@ final class ListDirectoryTool extends DefinedTool {
                 item.put("target", entry.linkTarget());
             }
             entries.add(item);
-            text.append(switch (entry.kind()) {
-                case DIRECTORY -> Names.display(entry.path()) + "/";
-                case SYMLINK -> Names.display(entry.path()) + " -> " + Names.display(entry.linkTarget());
-                case FILE, OTHER -> Names.display(entry.path()) + "  (" + entry.size() + " bytes)";
-            }).append('\n');
+            text.append(line).append('\n');
         }
-        if (listing.truncated()) {
+        if (tooLarge) {
+            text.append("[cut at ").append(entries.size()).append(" entries, ").append(maxBytes / 1024)
+                    .append(" KiB as JSON: list a subdirectory or use a smaller depth]\n");
+        } else if (listing.truncated()) {
             text.append("[cut at ").append(maxEntries).append(" entries: list a subdirectory or use a smaller depth]\n");
         }
         if (entries.isEmpty()) {
@@ -101,7 +131,7 @@ final class ListDirectoryTool extends DefinedTool {
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("path", path);
         structured.put("entries", entries);
-        structured.put("truncated", listing.truncated());
+        structured.put("truncated", tooLarge || listing.truncated());
         return ToolResponse.success(text.toString(), structured, path, (long) entries.size());
     }
 }

@@ -42,6 +42,18 @@ class EscapedSizeTest {
     }
 
     @Test
+    void aStringCostsWhatTheEncoderWritesLoneSurrogatesIncluded() {
+        StringBuilder ascii = new StringBuilder();
+        for (char c = 0; c < 0x80; c++) {
+            ascii.append(c);
+        }
+        for (String text : new String[] {ascii.toString(), "é中\uFFFD\u2028😀", "\ud800", "a\udc00b", "😀\ud83d",
+            "\u007F\u0080\u07FF\u0800\uFFFF"}) {
+            assertThat(twiceOnTheLine(text)).as(text).isEqualTo(2 * EscapedSize.of(text));
+        }
+    }
+
+    @Test
     void fitStopsBeforeTheByteThatWouldPassTheBudget() {
         byte[] bytes = "ab\u0001c".getBytes(StandardCharsets.UTF_8);
         assertThat(EscapedSize.fit(bytes, 0, bytes.length, 7)).isEqualTo(2);

@@ -123,6 +123,33 @@ class LargestRepliesTest {
         assertThat(longest).as("a page at the file limit, twice, and a little").isGreaterThan(2L * LIMITS.fileMaxBytes() * 9 / 10);
     }
 
+    /**
+     * A listing at the entry cap, three levels of the longest names (255 bytes each) of plain
+     * letters, of control characters, or links with the longest targets: each stays within the
+     * line, cut by its size as JSON where the entry cap would not cut it, and says so.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"letters", "control", "links"})
+    void listingsOfTheLongestNamesFitTheLine(String shape) throws Exception {
+        char c = shape.equals("control") ? '\u0001' : 'n';
+        Path deepest = Files.createDirectories(root.resolve("t").resolve(String.valueOf(c).repeat(255))
+                .resolve(String.valueOf(c).repeat(255)));
+        for (int i = 0; i < LIMITS.listEntries(); i++) {
+            String name = String.format("%05d", i) + String.valueOf(c).repeat(250);
+            if (shape.equals("links")) {
+                Files.createSymbolicLink(deepest.resolve(name), Path.of("x".repeat(4000)));
+            } else {
+                Files.createFile(deepest.resolve(name));
+            }
+        }
+        Map<String, Object> listed = call("list_directory", Map.of("path", "t", "depth", 3)).structured();
+        System.out.printf("list_directory %s: longest line %d of %d, %d entries%n", shape, longest, BOUND,
+                ((java.util.List<?>) listed.get("entries")).size());
+        assertThat(listed).containsEntry("truncated", true);
+        assertThat(((java.util.List<?>) listed.get("entries")).size()).as("cut by size, before the entry cap")
+                .isLessThan(LIMITS.listEntries());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"control", "quotes", "emoji", "mixed", "invalid"})
     void commandOutputFitsTheLineAndItsPagesGiveItBack(String shape) throws Exception {
