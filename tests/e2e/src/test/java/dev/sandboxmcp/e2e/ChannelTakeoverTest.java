@@ -69,7 +69,7 @@ class ChannelTakeoverTest {
                             + "2>/dev/null | sed 's/^/found-in-file: /'",
                     "for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' '\\n' < $f 2>/dev/null; done > /tmp/p",
                     "printf '%s\\n' \"$s\" | grep -cF -f - /tmp/p | sed 's/^/found-in-processes: /'; rm -f /tmp/p",
-                    "echo done"));
+                    "echo done"), 120);
             System.out.println("ChannelTakeoverTest, what a command tried:\n" + attacks.indent(2));
             assertThat(attacks).contains("mount: ").containsPattern("mount: \\S+ /run/sandbox-mcp \\S+ ro[,\\s]")
                     .contains("rename: mv: cannot move").contains("Read-only file system")

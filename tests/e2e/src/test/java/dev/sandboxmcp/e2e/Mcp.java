@@ -66,6 +66,39 @@ final class Mcp {
     }
 
     static String stdout(McpSyncClient client, String command) {
-        return (String) run(client, command, 60).get("stdout");
+        return stdout(client, command, 60);
+    }
+
+    /**
+     * A command's whole standard output: when a loaded machine makes it outlast the call budget and
+     * it goes on as a job, the output is followed to the command's end and read from the start.
+     */
+    static String stdout(McpSyncClient client, String command, int timeoutSeconds) {
+        Map<String, Object> call = run(client, command, timeoutSeconds);
+        if (!Boolean.TRUE.equals(call.get("still_running"))) {
+            return (String) call.get("stdout");
+        }
+        Object job = call.get("job_id");
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds + 30L);
+        while (Boolean.TRUE.equals(call(client, "job_output", Map.of("id", job, "stream", "stdout")).get("running"))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the job of '" + command + "' is still running");
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while following '" + command + "'", e);
+            }
+        }
+        StringBuilder whole = new StringBuilder();
+        Map<String, Object> page;
+        long offset = 0;
+        do {
+            page = call(client, "job_output", Map.of("id", job, "stream", "stdout", "offset", offset));
+            whole.append((String) page.get("output"));
+            offset = ((Number) page.get("next_offset")).longValue();
+        } while (Boolean.TRUE.equals(page.get("has_more")));
+        return whole.toString();
     }
 }
