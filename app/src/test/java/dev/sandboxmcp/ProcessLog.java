@@ -17,10 +17,10 @@ import java.util.Map;
 public final class ProcessLog {
 
     /** The fields every audit line of a call's end ({@code tool_call}) has. */
-    static final List<String> AUDIT_FIELDS = List.of("time", "event", "call", "tool", "target", "outcome", "duration_ms",
+    static final List<String> AUDIT_FIELDS = List.of("time", "event", "run", "call", "tool", "target", "outcome", "duration_ms",
             "client", "peer");
     /** The fields every audit line of a call's start ({@code tool_call_started}) has. */
-    static final List<String> START_FIELDS = List.of("time", "event", "call", "tool", "target", "client", "peer");
+    static final List<String> START_FIELDS = List.of("time", "event", "run", "call", "tool", "target", "client", "peer");
 
     private ProcessLog() {
     }
@@ -29,7 +29,7 @@ public final class ProcessLog {
      * Every line (split at any line break a reader might honour: {@code \n}, {@code \r}, NEL,
      * U+2028, U+2029) is either a whole audit line of a call's start or end, a JSON object with every
      * field of its kind, or a log line that is not JSON; every call that ended had started, on an
-     * earlier line with the same number, tool and target. The lines of the calls' ends are returned.
+     * earlier line with the same run, number, tool and target. The lines of the calls' ends are returned.
      */
     public static List<Map<String, Object>> auditLines(String output) {
         return lines(output, "tool_call");
@@ -42,7 +42,7 @@ public final class ProcessLog {
 
     private static List<Map<String, Object>> lines(String output, String event) {
         List<Map<String, Object>> chosen = new ArrayList<>();
-        Map<Object, Map<String, Object>> started = new HashMap<>();
+        Map<List<Object>, Map<String, Object>> started = new HashMap<>();
         for (String line : output.split("\\R")) {
             if (!line.stripLeading().startsWith("{")) {
                 continue;
@@ -56,10 +56,11 @@ public final class ProcessLog {
             boolean start = "tool_call_started".equals(object.get("event"));
             assertThat(object).as("a JSON line that is not a whole audit line: " + line).containsKeys(
                     (start ? START_FIELDS : AUDIT_FIELDS).toArray(String[]::new));
+            List<Object> call = List.of(object.get("run"), object.get("call"));
             if (start) {
-                assertThat(started.put(object.get("call"), object)).as("a call number started twice: " + line).isNull();
+                assertThat(started.put(call, object)).as("a call number started twice in one run: " + line).isNull();
             } else {
-                assertThat(started.get(object.get("call"))).as("the start of " + line).isNotNull()
+                assertThat(started.get(call)).as("the start of " + line).isNotNull()
                         .containsEntry("tool", object.get("tool")).containsEntry("target", object.get("target"));
             }
             if (event.equals(object.get("event"))) {

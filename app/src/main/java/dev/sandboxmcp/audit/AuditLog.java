@@ -1,8 +1,11 @@
 package dev.sandboxmcp.audit;
 
+import dev.sandboxmcp.WholeChars;
 import java.io.PrintStream;
 import java.io.StringWriter;
+import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -13,7 +16,8 @@ import tools.jackson.core.json.JsonWriteFeature;
 
 /**
  * Writes one JSON object per line, two lines per tool call (one as it starts, {@code
- * tool_call_started}, and one as it ends, {@code tool_call}, both with the call's number),
+ * tool_call_started}, and one as it ends, {@code tool_call}, both with the call's number and the
+ * server run's id: numbers start again at 1 when the server restarts, the pair does not repeat),
  * whatever a value holds: every
  * character outside printable ASCII is a {@code \\uXXXX} escape (line breaks, U+2028, half a surrogate
  * pair), so the line is one line to any reader that splits lines, and a string longer than
@@ -23,14 +27,26 @@ public final class AuditLog {
 
     /** The most characters of one string value (a command line, a path, an error) a line carries. */
     public static final int VALUE_CHARS = 4096;
+    /** A run's id: 48 random bits, so that two runs of one deployment share one by a chance of about 2^-48. */
+    static final int RUN_DIGITS = 12;
 
     private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
+    private static final SecureRandom RANDOM = new SecureRandom();
+
     private final PrintStream out;
+    private final String run;
     private final AtomicLong calls = new AtomicLong();
 
+    /** A log of a new run: its id is 12 random hex digits. */
     public AuditLog(PrintStream out) {
         this.out = out;
+        this.run = HexFormat.of().toHexDigits(RANDOM.nextLong()).substring(0, RUN_DIGITS);
+    }
+
+    /** The id every line of this run carries as {@code run}. */
+    public String run() {
+        return run;
     }
 
     /** A number no other call of this log has: 1, 2, 3, ... */
@@ -70,6 +86,7 @@ public final class AuditLog {
             line.writeStartObject();
             line.writeStringProperty("time", time.toString());
             line.writeStringProperty("event", event);
+            line.writeStringProperty("run", run);
             line.writeNumberProperty("call", call);
             string(line, "tool", tool);
             string(line, "target", target);
@@ -88,8 +105,7 @@ public final class AuditLog {
             line.writeStringProperty(name, value);
             return;
         }
-        int cut = Character.isHighSurrogate(value.charAt(VALUE_CHARS - 1)) ? VALUE_CHARS - 1 : VALUE_CHARS;
-        line.writeStringProperty(name, value.substring(0, cut));
+        line.writeStringProperty(name, WholeChars.prefix(value, VALUE_CHARS));
         line.writeNumberProperty(name + "_chars", value.length());
     }
 }

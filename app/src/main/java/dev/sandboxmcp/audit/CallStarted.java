@@ -7,7 +7,7 @@ import java.time.Instant;
  * server stopped, or killed, meanwhile) is in the audit all the same. Its {@link AuditEvent} carries
  * the same {@code call} number.
  *
- * @param call   the call's number in this server's run, from {@link AuditLog#nextCall()}
+ * @param call   the call's number in this server's run ({@link AuditLog#run()}), from {@link AuditLog#nextCall()}
  * @param target the command line or the path the call names
  * @param client the caller's address, as far as the trusted proxies vouch for it
  * @param peer   the address of the TCP peer (a proxy, when there is one)

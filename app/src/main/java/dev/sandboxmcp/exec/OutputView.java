@@ -25,9 +25,19 @@ public record OutputView(String head, String tail, long totalBytes, long omitted
 
     /**
      * The views of stdout and stderr, sharing {@code viewBytes} of text as JSON escapes it
-     * ({@link EscapedSize}): a stream needing less than half leaves the rest to the other.
+     * ({@link EscapedSize}): a stream needing less than half leaves the rest to the other. Of one
+     * moment, while the command may still write: each log is held (its writes wait) until its view
+     * is made.
      */
     public static OutputView[] of(OutputLog stdout, OutputLog stderr, int viewBytes) {
+        synchronized (stdout) {
+            synchronized (stderr) {
+                return ofHeld(stdout, stderr, viewBytes);
+            }
+        }
+    }
+
+    private static OutputView[] ofHeld(OutputLog stdout, OutputLog stderr, int viewBytes) {
         long out = size(stdout, viewBytes);
         long err = size(stderr, viewBytes);
         int half = viewBytes / 2;

@@ -1,5 +1,6 @@
 package dev.sandboxmcp.tools;
 
+import dev.sandboxmcp.WholeChars;
 import dev.sandboxmcp.exec.Job;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,6 +13,7 @@ final class JobResults {
                 "command": {"type": "string"},
                 "command_chars": {"type": "integer", "description": "The command's full length, when the listing shows it cut."},
                 "cwd": {"type": "string"},
+                "cwd_chars": {"type": "integer", "description": "The directory's full length, when the listing shows it cut."},
                 "running": {"type": "boolean"},
                 "exit_code": {"type": ["integer", "null"]},
                 "stopped": {"type": "boolean"},
@@ -30,15 +32,12 @@ final class JobResults {
         return of(job, Integer.MAX_VALUE);
     }
 
-    /** The job with its command cut to {@code commandChars}, and its full length beside it when cut. */
-    static Map<String, Object> of(Job job, int commandChars) {
+    /** The job with its command and its directory each cut to {@code chars}, and the full length beside one cut. */
+    static Map<String, Object> of(Job job, int chars) {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("id", job.id());
-        map.put("command", cut(job.command(), commandChars));
-        if (job.command().length() > commandChars) {
-            map.put("command_chars", job.command().length());
-        }
-        map.put("cwd", job.cwd());
+        putCut(map, "command", job.command(), chars);
+        putCut(map, "cwd", job.cwd(), chars);
         map.put("running", job.running());
         map.put("exit_code", job.exitCode());
         map.put("stopped", job.stopped());
@@ -52,6 +51,13 @@ final class JobResults {
         return map;
     }
 
+    private static void putCut(Map<String, Object> map, String name, String value, int chars) {
+        map.put(name, WholeChars.prefix(value, chars));
+        if (value.length() > chars) {
+            map.put(name + "_chars", value.length());
+        }
+    }
+
     static String describe(Job job) {
         return describe(job, Integer.MAX_VALUE);
     }
@@ -59,7 +65,7 @@ final class JobResults {
     /** One line about the job, its command cut to {@code commandChars} with a note saying so. */
     static String describe(Job job, int commandChars) {
         String command = job.command().length() <= commandChars ? job.command()
-                : cut(job.command(), commandChars) + " [... command cut: " + job.command().length()
+                : WholeChars.prefix(job.command(), commandChars) + " [... command cut: " + job.command().length()
                         + " characters; job_output {\"id\": \"" + job.id() + "\"} shows it whole]";
         String reason = job.running() ? null : Endings.reason(job.ending());
         String usage = Endings.usageLine(job.ending());
@@ -68,14 +74,6 @@ final class JobResults {
                         : reason != null ? reason + "," : "exited") + " with code " + job.exitCode())
                 + " after " + job.durationMillis() + " ms, " + job.outputBytes() + " bytes of output: " + command
                 + (usage == null ? "" : "\n  " + usage);
-    }
-
-    /** {@code text}'s first {@code chars} characters, never half of a surrogate pair. */
-    private static String cut(String text, int chars) {
-        if (text.length() <= chars) {
-            return text;
-        }
-        return text.substring(0, Character.isHighSurrogate(text.charAt(chars - 1)) ? chars - 1 : chars);
     }
 
     static ToolRefusal unknown(String id) {

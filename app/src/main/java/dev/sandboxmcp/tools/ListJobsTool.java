@@ -25,35 +25,50 @@ final class ListJobsTool extends DefinedTool {
             }""".formatted(JobResults.JOB_PROPERTIES);
 
     /**
-     * The most of a job's command a listing shows: every kept job's command whole (up to
-     * {@code Limits.COMMAND_BYTES} each, twice) would make a listing of megabytes, past what the
-     * runner may send the server. job_output shows a command whole.
+     * The most of a job's command (and of its directory) a listing shows: every kept job's command
+     * whole (up to {@code Limits.COMMAND_BYTES} each, twice) would make a listing of megabytes, past
+     * what the runner may send the server. job_output shows a command whole.
      */
-    static final int LISTED_COMMAND_CHARS = 1024;
+    static final int MOST_LISTED_CHARS = 1024;
+    /** Fewer would not say which command it was; with so small a budget a listing may pass the bound, and say so. */
+    static final int LEAST_LISTED_CHARS = 64;
+    /** What a job's entry takes as JSON besides its command and directory: its other fields, in the text and the structure. */
+    static final int JOB_FIELDS_BYTES = 1024;
 
-    private static final ToolSpec SPEC = new ToolSpec("list_jobs", "List background jobs",
-            "List the background jobs this server knows, running and finished, oldest first. A command longer than "
-                    + LISTED_COMMAND_CHARS + " characters is shown cut (job_output shows it whole).",
-            INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent());
+    /**
+     * How much of each job's command and directory a listing shows: at most {@link
+     * #MOST_LISTED_CHARS}, and less when the jobs kept are so many that the listing of every one,
+     * commands (twice: text and structure) and directories of characters JSON writes as six bytes,
+     * would pass a directory listing's budget ({@link ListDirectoryTool#maxListingBytes}).
+     */
+    static int listedChars(Limits limits) {
+        long share = ListDirectoryTool.maxListingBytes(limits) / limits.keptJobs() - JOB_FIELDS_BYTES;
+        return (int) Math.clamp(share / (3 * 6), LEAST_LISTED_CHARS, MOST_LISTED_CHARS);
+    }
 
     static ToolSpec spec(Limits limits) {
-        return SPEC;
+        return new ToolSpec("list_jobs", "List background jobs",
+                "List the background jobs this server knows, running and finished, oldest first. A command or directory "
+                        + "longer than " + listedChars(limits) + " characters is shown cut (job_output shows it whole).",
+                INPUT_SCHEMA, OUTPUT_SCHEMA, Hints.readOnly().idempotent());
     }
 
     private final JobManager jobs;
+    private final int listedChars;
 
-    ListJobsTool(JobManager jobs) {
-        super(SPEC);
+    ListJobsTool(JobManager jobs, Limits limits) {
+        super(spec(limits));
         this.jobs = jobs;
+        this.listedChars = listedChars(limits);
     }
 
     @Override
     public ToolResponse call(ToolArguments arguments, Progress progress) {
         List<Job> all = jobs.list();
         StringBuilder text = new StringBuilder(all.isEmpty() ? "no jobs\n" : "");
-        all.forEach(job -> text.append(JobResults.describe(job, LISTED_COMMAND_CHARS)).append('\n'));
+        all.forEach(job -> text.append(JobResults.describe(job, listedChars)).append('\n'));
         Map<String, Object> structured = new LinkedHashMap<>();
-        structured.put("jobs", all.stream().map(job -> JobResults.of(job, LISTED_COMMAND_CHARS)).toList());
+        structured.put("jobs", all.stream().map(job -> JobResults.of(job, listedChars)).toList());
         return ToolResponse.success(text.toString(), structured, null, null);
     }
 }

@@ -34,7 +34,7 @@ public final class ToolCatalog {
             new Row(JobOutputTool::spec, p -> new JobOutputTool(p.jobs(), p.limits())),
             new Row(JobInputTool::spec, p -> new JobInputTool(p.jobs(), p.limits())),
             new Row(StopJobTool::spec, p -> new StopJobTool(p.jobs())),
-            new Row(ListJobsTool::spec, p -> new ListJobsTool(p.jobs())));
+            new Row(ListJobsTool::spec, p -> new ListJobsTool(p.jobs(), p.limits())));
 
     private ToolCatalog() {
     }

@@ -1,5 +1,7 @@
 package dev.sandboxmcp.workspace;
 
+import dev.sandboxmcp.WholeChars;
+
 /**
  * File names as they may appear in the text a tool returns. A name is whatever a command chose,
  * so it can hold a newline, an escape sequence or a bidi override that makes the text say
@@ -32,8 +34,7 @@ public final class Names {
      */
     public static String quoted(String name) {
         if (name.length() > MAX_PATH_CHARS) {
-            int cut = Character.isHighSurrogate(name.charAt(MAX_PATH_CHARS - 1)) ? MAX_PATH_CHARS - 1 : MAX_PATH_CHARS;
-            return quoted(name.substring(0, cut)) + "... (" + name.length() + " characters)";
+            return quoted(WholeChars.prefix(name, MAX_PATH_CHARS)) + "... (" + name.length() + " characters)";
         }
         return needsQuoting(name) ? quote(name) : "'" + name + "'";
     }

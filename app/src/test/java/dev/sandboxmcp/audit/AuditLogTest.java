@@ -73,4 +73,24 @@ class AuditLogTest {
         assertThat(ProcessLog.auditLines(written)).singleElement().satisfies(end -> assertThat(end)
                 .containsEntry("call", (int) second).containsEntry("target", "b"));
     }
+
+    @Test
+    void everyLineNamesItsRunAndARestartIsANewRun() {
+        ByteArrayOutputStream again = new ByteArrayOutputStream();
+        AuditLog restarted = new AuditLog(new PrintStream(again, true, StandardCharsets.UTF_8));
+        for (AuditLog each : List.of(log, restarted)) {
+            long call = each.nextCall();
+            each.started(new CallStarted(call, Instant.EPOCH, "read_file", "a", "c", "p"));
+            each.record(new AuditEvent(call, Instant.EPOCH, "read_file", "a", AuditEvent.Outcome.OK, null, 3L, 1, "c", "p", null));
+        }
+        assertThat(log.run()).matches("[0-9a-f]{" + AuditLog.RUN_DIGITS + "}").isNotEqualTo(restarted.run());
+        String first = bytes.toString(StandardCharsets.UTF_8);
+        String second = again.toString(StandardCharsets.UTF_8);
+        assertThat(ProcessLog.startLines(first)).singleElement().satisfies(line -> assertThat(line)
+                .containsEntry("run", log.run()).containsEntry("call", 1));
+        assertThat(ProcessLog.auditLines(second)).singleElement().satisfies(line -> assertThat(line)
+                .containsEntry("run", restarted.run()).containsEntry("call", 1));
+        // Both runs' lines in one log, as docker logs shows a restarted server's: call 1 twice, each paired in its run.
+        assertThat(ProcessLog.auditLines(first + second)).hasSize(2);
+    }
 }

@@ -121,4 +121,36 @@ class OutputViewTest {
             assertThat(read.toString()).startsWith("a".repeat(4095)).endsWith(rest.substring(rest.length() - 10));
         }
     }
+
+    /**
+     * A view of a command still writing (run_command handing it over to a job) is of one moment:
+     * what it shows fits its share, and the lines it says it left out are those between what it
+     * shows, whatever the command wrote meanwhile.
+     */
+    @Test
+    void aViewTakenWhileTheCommandWritesIsOfOneMoment() throws Exception {
+        byte[] chunk = "x\n".repeat(32).getBytes(StandardCharsets.UTF_8);
+        int views = 0;
+        for (int round = 0; round < 100; round++) {
+            OutputLog stdout = new OutputLog(4096, 65536);
+            Thread writer = Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < 400; i++) {
+                    stdout.append(chunk, chunk.length);
+                }
+            });
+            while (writer.isAlive()) {
+                OutputView view = OutputView.of(stdout, new OutputLog(4096, 65536), 1024)[0];
+                assertThat(asJson(view.head()) + asJson(view.tail())).as("what a view shows").isLessThanOrEqualTo(1024);
+                assertThat(newlines(view.head()) + view.omittedLines() + newlines(view.tail()))
+                        .as("lines shown and left out, of %d bytes", view.totalBytes()).isEqualTo(view.totalBytes() / 2);
+                views++;
+            }
+            writer.join();
+        }
+        assertThat(views).as("views taken while the writer wrote").isPositive();
+    }
+
+    private static long newlines(String text) {
+        return text.chars().filter(c -> c == '\n').count();
+    }
 }

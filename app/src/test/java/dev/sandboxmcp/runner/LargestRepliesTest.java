@@ -10,6 +10,7 @@ import dev.sandboxmcp.tools.LocalTools;
 import dev.sandboxmcp.tools.Progress;
 import dev.sandboxmcp.tools.ToolCatalog;
 import dev.sandboxmcp.tools.ToolResponse;
+import dev.sandboxmcp.workspace.Names;
 import dev.sandboxmcp.workspace.Workspace;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -181,25 +182,59 @@ class LargestRepliesTest {
      */
     @org.junit.jupiter.api.Test
     void aListingOfTheLongestCommandsStaysWithinTheBound() throws Exception {
-        String command = "true #" + "\u0001".repeat(Limits.COMMAND_BYTES - 100);
-        String id = null;
-        for (int i = 0; i < LIMITS.keptJobs(); i++) {
-            id = (String) tools.execute("start_job", Map.of("command", command), Progress.NONE).structured().get("id");
+        ToolResponse listed = listEveryKeptJob(tools, LIMITS, ".");
+        assertThat(listed.text()).contains("command cut: " + COMMAND.length() + " characters");
+        String id = (String) ((Map<?, ?>) ((java.util.List<?>) listed.structured().get("jobs")).getLast()).get("id");
+        Map<String, Object> shown = tools.execute("job_output", Map.of("id", id), Progress.NONE).structured();
+        assertThat(shown.get("command")).as("job_output shows the command whole").isEqualTo(COMMAND);
+        assertThat(shown).doesNotContainKey("command_chars");
+    }
+
+    /**
+     * With the most jobs kept that MCP_MAX_JOBS allows (64, so 256 kept), each started in a
+     * directory whose name is as long as a path may be and mostly control characters, the listing
+     * shows less of each command and directory, and still fits the bound.
+     */
+    @org.junit.jupiter.api.Test
+    void aListingOfTheMostJobsInTheLongestDirectoriesStaysWithinTheBound() throws Exception {
+        Limits most = Limits.fromEnvironment(Map.of("MCP_MAX_JOBS", "64"));
+        String directory = "\u0001".repeat(255);
+        Files.createDirectory(root.resolve(directory));
+        String cwd = directory + "/.".repeat((Names.MAX_PATH_CHARS - directory.length()) / 2);
+        Map<String, String> environment = Map.of("PATH", "/usr/bin:/bin");
+        try (JobManager manyJobs = JobManager.under(most, environment, IdleSweep.NONE)) {
+            LocalTools many = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, manyJobs, most));
+            ToolResponse listed = listEveryKeptJob(many, most, cwd);
+            // Both cut to one length, so that the 256 fit: shorter than the directory, its length beside it.
+            assertThat((java.util.List<?>) listed.structured().get("jobs")).allSatisfy(job -> {
+                Map<?, ?> shown = (Map<?, ?>) job;
+                assertThat(shown.get("cwd_chars")).isEqualTo(cwd.length());
+                assertThat((String) shown.get("cwd")).hasSameSizeAs((String) shown.get("command")).hasSizeLessThan(cwd.length());
+            });
+        }
+    }
+
+    private static final String COMMAND = "true #" + "\u0001".repeat(Limits.COMMAND_BYTES - 100);
+
+    /** Starts as many jobs of {@link #COMMAND} in {@code cwd} as {@code limits} keeps, one after another, and lists them. */
+    private static ToolResponse listEveryKeptJob(LocalTools tools, Limits limits, String cwd) throws InterruptedException {
+        for (int i = 0; i < limits.keptJobs(); i++) {
+            ToolResponse started = tools.execute("start_job", Map.of("command", COMMAND, "cwd", cwd), Progress.NONE);
+            assertThat(started.error()).as(started.text()).isFalse();
+            String id = (String) started.structured().get("id");
             while ((Boolean) tools.execute("job_output", Map.of("id", id), Progress.NONE).structured().get("running")) {
                 Thread.sleep(10);
             }
         }
         ToolResponse listed = tools.execute("list_jobs", Map.of(), Progress.NONE);
         byte[] listing = Protocol.encode(RunnerAgent.reply(9, listed));
-        System.out.printf("list_jobs of %d jobs, commands of %d control characters: line %d of %d%n",
-                LIMITS.keptJobs(), command.length(), listing.length - 1, BOUND);
+        System.out.printf("list_jobs of %d jobs, commands of %d control characters, in %s: line %d of %d%n",
+                limits.keptJobs(), COMMAND.length(), cwd.length() + "-character directories", listing.length - 1, BOUND);
         assertThat(listing.length - 1).isLessThanOrEqualTo(BOUND);
-        assertThat((java.util.List<?>) listed.structured().get("jobs")).hasSize(LIMITS.keptJobs()).allSatisfy(job ->
-                assertThat(((Map<?, ?>) job).get("command_chars")).isEqualTo(command.length()));
-        assertThat(listed.text()).contains("command cut: " + command.length() + " characters");
-        Map<String, Object> shown = tools.execute("job_output", Map.of("id", id), Progress.NONE).structured();
-        assertThat(shown.get("command")).as("job_output shows the command whole").isEqualTo(command);
-        assertThat(shown).doesNotContainKey("command_chars");
+        assertThat(listed.error()).as(listed.text()).isFalse();
+        assertThat((java.util.List<?>) listed.structured().get("jobs")).hasSize(limits.keptJobs()).allSatisfy(job ->
+                assertThat(((Map<?, ?>) job).get("command_chars")).isEqualTo(COMMAND.length()));
+        return listed;
     }
 
     /** An answer past the bound (none of the tools gives one) goes as a tool error, not as a line the server would close the channel on. */
