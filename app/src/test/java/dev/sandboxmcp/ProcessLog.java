@@ -72,7 +72,8 @@ public final class ProcessLog {
 
     /** A whole audit line naming {@code target}, as JSON text: what a forger would want a log line to be. */
     public static String forgedAuditLine(String target) {
-        return "{\"time\":\"2026-01-01T00:00:00Z\",\"event\":\"tool_call\",\"tool\":\"run_command\",\"target\":\""
+        return "{\"time\":\"2026-01-01T00:00:00Z\",\"event\":\"tool_call\",\"run\":\"000000000000\",\"call\":1,"
+                + "\"tool\":\"run_command\",\"target\":\""
                 + target + "\",\"outcome\":\"ok\",\"duration_ms\":1,\"client\":\"127.0.0.1\",\"peer\":\"127.0.0.1\"}";
     }
 }

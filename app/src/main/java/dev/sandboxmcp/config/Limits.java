@@ -156,6 +156,15 @@ public record Limits(
         return maxJobs * 4;
     }
 
+    /**
+     * The most jobs the job table holds at once: {@link #keptJobs}, or more when more than that run
+     * at once (start_job's and the commands run_command handed over, which only the command slots
+     * bound); a finished one is forgotten only to make room.
+     */
+    public int mostJobsHeld() {
+        return Math.max(keptJobs(), maxJobs + maxConcurrentCommands);
+    }
+
     /** The disk floor's fixed part, in bytes. */
     public long diskFloorBytes() {
         return (long) diskFloorMiB << 20;

@@ -33,16 +33,16 @@ final class ListJobsTool extends DefinedTool {
     /** Fewer would not say which command it was; with so small a budget a listing may pass the bound, and say so. */
     static final int LEAST_LISTED_CHARS = 64;
     /** What a job's entry takes as JSON besides its command and directory: its other fields, in the text and the structure. */
-    static final int JOB_FIELDS_BYTES = 1024;
+    static final int JOB_FIELDS_BYTES = 1536;
 
     /**
      * How much of each job's command and directory a listing shows: at most {@link
-     * #MOST_LISTED_CHARS}, and less when the jobs kept are so many that the listing of every one,
+     * #MOST_LISTED_CHARS}, and less when the jobs held are so many that the listing of every one,
      * commands (twice: text and structure) and directories of characters JSON writes as six bytes,
      * would pass a directory listing's budget ({@link ListDirectoryTool#maxListingBytes}).
      */
     static int listedChars(Limits limits) {
-        long share = ListDirectoryTool.maxListingBytes(limits) / limits.keptJobs() - JOB_FIELDS_BYTES;
+        long share = ListDirectoryTool.maxListingBytes(limits) / limits.mostJobsHeld() - JOB_FIELDS_BYTES;
         return (int) Math.clamp(share / (3 * 6), LEAST_LISTED_CHARS, MOST_LISTED_CHARS);
     }
 

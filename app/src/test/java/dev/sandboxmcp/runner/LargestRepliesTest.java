@@ -192,15 +192,13 @@ class LargestRepliesTest {
 
     /**
      * With the most jobs kept that MCP_MAX_JOBS allows (64, so 256 kept), each started in a
-     * directory whose name is as long as a path may be and mostly control characters, the listing
+     * directory whose name is as long as a path may be and starts with control characters, the listing
      * shows less of each command and directory, and still fits the bound.
      */
     @org.junit.jupiter.api.Test
     void aListingOfTheMostJobsInTheLongestDirectoriesStaysWithinTheBound() throws Exception {
         Limits most = Limits.fromEnvironment(Map.of("MCP_MAX_JOBS", "64"));
-        String directory = "\u0001".repeat(255);
-        Files.createDirectory(root.resolve(directory));
-        String cwd = directory + "/.".repeat((Names.MAX_PATH_CHARS - directory.length()) / 2);
+        String cwd = longestDirectory();
         Map<String, String> environment = Map.of("PATH", "/usr/bin:/bin");
         try (JobManager manyJobs = JobManager.under(most, environment, IdleSweep.NONE)) {
             LocalTools many = ToolCatalog.local(new ToolCatalog.Parts(workspace, commands, manyJobs, most));
@@ -212,6 +210,50 @@ class LargestRepliesTest {
                 assertThat((String) shown.get("cwd")).hasSameSizeAs((String) shown.get("command")).hasSizeLessThan(cwd.length());
             });
         }
+    }
+
+    /**
+     * Commands that outlast their call's budget go on as jobs that count against no job limit, only
+     * the command slots: with 4 jobs kept per MCP_MAX_JOBS=4 (16) and 120 such commands running at
+     * once, the table holds 120 jobs, and their listing, long commands in long directories, still
+     * fits the bound.
+     */
+    @org.junit.jupiter.api.Test
+    void aListingOfMoreRunningJobsThanAreKeptStaysWithinTheBound() throws Exception {
+        int running = 120;
+        Limits wide = Limits.fromEnvironment(Map.of("MCP_MAX_JOBS", "4", "MCP_MAX_CONCURRENT_COMMANDS", "200",
+                "MCP_CALL_BUDGET_SECONDS", "1"));
+        String cwd = longestDirectory();
+        String command = "sleep 60 #" + "\u0001".repeat(Limits.COMMAND_BYTES - 100);
+        Map<String, String> environment = Map.of("PATH", "/usr/bin:/bin");
+        try (CommandRunner wideCommands = CommandRunner.under(wide, environment, IdleSweep.NONE);
+                JobManager wideJobs = JobManager.under(wide, environment, IdleSweep.NONE);
+                var calls = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            LocalTools many = ToolCatalog.local(new ToolCatalog.Parts(workspace, wideCommands, wideJobs, wide));
+            var answers = java.util.stream.IntStream.range(0, running).mapToObj(i -> calls.submit(() -> many.execute(
+                    "run_command", Map.of("command", command, "cwd", cwd, "timeout_seconds", 60), Progress.NONE))).toList();
+            for (var answer : answers) {
+                assertThat(answer.get().structured()).containsEntry("still_running", true);
+            }
+            ToolResponse listed = many.execute("list_jobs", Map.of(), Progress.NONE);
+            byte[] listing = Protocol.encode(RunnerAgent.reply(9, listed));
+            System.out.printf("list_jobs of %d running commands (%d jobs kept): line %d of %d%n", running,
+                    wide.keptJobs(), listing.length - 1, BOUND);
+            assertThat(listed.error()).as(listed.text()).isFalse();
+            assertThat((java.util.List<?>) listed.structured().get("jobs")).hasSize(running);
+            assertThat(listing.length - 1).isLessThanOrEqualTo(BOUND);
+        }
+    }
+
+    /**
+     * A directory as long as a path may be, its first 1,023 characters control characters (four
+     * levels of 255), the rest "/.": made in the workspace, named relative to it.
+     */
+    private String longestDirectory() throws java.io.IOException {
+        String level = "\u0001".repeat(255);
+        String directory = String.join("/", level, level, level, level);
+        Files.createDirectories(root.resolve(directory));
+        return directory + "/.".repeat((Names.MAX_PATH_CHARS - directory.length()) / 2);
     }
 
     private static final String COMMAND = "true #" + "\u0001".repeat(Limits.COMMAND_BYTES - 100);

@@ -80,7 +80,8 @@ final class Mcp {
         }
         Object job = call.get("job_id");
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds + 30L);
-        while (Boolean.TRUE.equals(call(client, "job_output", Map.of("id", job, "stream", "stdout")).get("running"))) {
+        Map<String, Object> state;
+        while (Boolean.TRUE.equals((state = call(client, "job_output", Map.of("id", job, "stream", "stdout"))).get("running"))) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("the job of '" + command + "' is still running");
             }
@@ -91,11 +92,18 @@ final class Mcp {
                 throw new AssertionError("interrupted while following '" + command + "'", e);
             }
         }
+        if (Boolean.TRUE.equals(state.get("timed_out"))) {
+            throw new AssertionError("'" + command + "' was killed at its " + timeoutSeconds + " s timeout: " + state);
+        }
         StringBuilder whole = new StringBuilder();
         Map<String, Object> page;
         long offset = 0;
         do {
             page = call(client, "job_output", Map.of("id", job, "stream", "stdout", "offset", offset));
+            if (page.get("dropped_bytes") instanceof Number dropped && dropped.longValue() > 0) {
+                throw new AssertionError("the output of '" + command + "' was too long to be kept whole: " + dropped
+                        + " bytes dropped");
+            }
             whole.append((String) page.get("output"));
             offset = ((Number) page.get("next_offset")).longValue();
         } while (Boolean.TRUE.equals(page.get("has_more")));
