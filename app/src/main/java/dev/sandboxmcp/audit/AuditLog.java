@@ -41,7 +41,7 @@ public final class AuditLog {
     /** A log of a new run: its id is 12 random hex digits. */
     public AuditLog(PrintStream out) {
         this.out = out;
-        this.run = HexFormat.of().toHexDigits(RANDOM.nextLong()).substring(0, RUN_DIGITS);
+        this.run = HexFormat.of().toHexDigits(RANDOM.nextLong(), RUN_DIGITS);
     }
 
     /** The id every line of this run carries as {@code run}. */

@@ -151,6 +151,15 @@ public record Limits(
         return Math.max(fileMaxBytes, Math.max(pageBytes, outputViewBytes));
     }
 
+    /**
+     * The most a result's text takes on the channel as JSON: {@link #shownTextBytes}, twice (the
+     * text block and the structured content). The listings (list_directory, list_jobs), which no
+     * page bounds, are held to it as well.
+     */
+    public long resultTextBytes() {
+        return 2L * shownTextBytes();
+    }
+
     /** Background jobs remembered, running or finished (the oldest finished one is forgotten first). */
     public int keptJobs() {
         return maxJobs * 4;

@@ -31,12 +31,12 @@ public record Bounds(int lineBytes, long tokens, int depth, int stringChars) {
     /**
      * The largest reply line the server reads from the runner: its largest result, plus 64 KiB
      * for paths, messages and fields. A result carries its text twice (the text block and the
-     * structured content). File and command text is held to {@link Limits#shownTextBytes} as JSON
-     * escapes it; a job's command and an edit's diff are not, so JSON may escape each of their
+     * structured content). File and command text, and the listings, are held to {@link
+     * Limits#resultTextBytes} as JSON escapes them; a job's command and an edit's diff are not, so JSON may escape each of their
      * bytes (or characters) as six: job_output names the job's command twice beside its page.
      */
     public static int maxReplyBytes(Limits limits) {
-        long text = 2L * limits.shownTextBytes();
+        long text = limits.resultTextBytes();
         long jobPage = 2L * limits.pageBytes() + 2L * 6 * Limits.COMMAND_BYTES;
         long diff = 2L * 6 * limits.diffChars();
         return (int) Math.min(Integer.MAX_VALUE - 8, Math.max(text, Math.max(jobPage, diff)) + 64 * 1024);

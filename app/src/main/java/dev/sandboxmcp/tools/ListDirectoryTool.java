@@ -46,7 +46,7 @@ final class ListDirectoryTool extends DefinedTool {
     static ToolSpec spec(Limits limits) {
         return new ToolSpec("list_directory", "List a directory",
                 "List names, kinds and sizes beneath a directory of the workspace, 1 to 3 levels deep, sorted by name, at most "
-                        + limits.listEntries() + " entries and " + maxListingBytes(limits) / 1024 + " KiB as JSON (the result says "
+                        + limits.listEntries() + " entries and " + limits.resultTextBytes() / 1024 + " KiB as JSON (the result says "
                         + "when a cap cut it). Symbolic links are shown with their target and never followed.",
                 INPUT_SCHEMA.formatted(Names.MAX_PATH_CHARS), OUTPUT_SCHEMA, Hints.readOnly().idempotent())
                 .target("path")
@@ -59,24 +59,20 @@ final class ListDirectoryTool extends DefinedTool {
      */
     private static final int ENTRY_FIELDS_BYTES = 80;
 
-    /**
-     * The most a listing, its text and its entries together, takes as JSON: as much as a page's
-     * text, twice, which the runner's reply bound holds ({@code Bounds.maxReplyBytes}). Long
-     * names at depth 3 (or names of control characters) reach it before the entry cap.
-     */
-    static long maxListingBytes(Limits limits) {
-        return 2L * limits.shownTextBytes();
-    }
-
     private final Workspace workspace;
     private final int maxEntries;
+    /**
+     * The most a listing, its text and its entries together, takes as JSON ({@link
+     * Limits#resultTextBytes}): long names at depth 3 (or names of control characters) reach it
+     * before the entry cap.
+     */
     private final long maxBytes;
 
     ListDirectoryTool(Workspace workspace, Limits limits) {
         super(spec(limits));
         this.workspace = workspace;
         this.maxEntries = limits.listEntries();
-        this.maxBytes = maxListingBytes(limits);
+        this.maxBytes = limits.resultTextBytes();
     }
 
     @Override

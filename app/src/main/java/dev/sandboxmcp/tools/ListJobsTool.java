@@ -29,20 +29,20 @@ final class ListJobsTool extends DefinedTool {
      * whole (up to {@code Limits.COMMAND_BYTES} each, twice) would make a listing of megabytes, past
      * what the runner may send the server. job_output shows a command whole.
      */
-    static final int MOST_LISTED_CHARS = 1024;
+    private static final int MOST_LISTED_CHARS = 1024;
     /** Fewer would not say which command it was; with so small a budget a listing may pass the bound, and say so. */
-    static final int LEAST_LISTED_CHARS = 64;
+    private static final int LEAST_LISTED_CHARS = 64;
     /** What a job's entry takes as JSON besides its command and directory: its other fields, in the text and the structure. */
-    static final int JOB_FIELDS_BYTES = 1536;
+    private static final int JOB_FIELDS_BYTES = 1536;
 
     /**
      * How much of each job's command and directory a listing shows: at most {@link
      * #MOST_LISTED_CHARS}, and less when the jobs held are so many that the listing of every one,
      * commands (twice: text and structure) and directories of characters JSON writes as six bytes,
-     * would pass a directory listing's budget ({@link ListDirectoryTool#maxListingBytes}).
+     * would pass what a result's text may take ({@link Limits#resultTextBytes}, as a directory listing).
      */
-    static int listedChars(Limits limits) {
-        long share = ListDirectoryTool.maxListingBytes(limits) / limits.mostJobsHeld() - JOB_FIELDS_BYTES;
+    private static int listedChars(Limits limits) {
+        long share = limits.resultTextBytes() / limits.mostJobsHeld() - JOB_FIELDS_BYTES;
         return (int) Math.clamp(share / (3 * 6), LEAST_LISTED_CHARS, MOST_LISTED_CHARS);
     }
 

@@ -52,11 +52,17 @@ final class Mcp {
         if (!Boolean.TRUE.equals(call.get("still_running"))) {
             return (Integer) call.get("exit_code");
         }
+        return (Integer) ended(client, command, call.get("job_id"), timeoutSeconds).get("exit_code");
+    }
+
+    /** job_output of the job {@code job} that {@code command} went on as, once it has ended (within its timeout and 30 s). */
+    private static Map<String, Object> ended(McpSyncClient client, String command, Object job, int timeoutSeconds)
+            throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds + 30L);
         while (true) {
-            Map<String, Object> output = call(client, "job_output", Map.of("id", call.get("job_id")));
+            Map<String, Object> output = call(client, "job_output", Map.of("id", job));
             if (Boolean.FALSE.equals(output.get("running"))) {
-                return (Integer) output.get("exit_code");
+                return output;
             }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("the job of '" + command + "' is still running: " + output);
@@ -79,18 +85,12 @@ final class Mcp {
             return (String) call.get("stdout");
         }
         Object job = call.get("job_id");
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(timeoutSeconds + 30L);
         Map<String, Object> state;
-        while (Boolean.TRUE.equals((state = call(client, "job_output", Map.of("id", job, "stream", "stdout"))).get("running"))) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the job of '" + command + "' is still running");
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted while following '" + command + "'", e);
-            }
+        try {
+            state = ended(client, command, job, timeoutSeconds);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while following '" + command + "'", e);
         }
         if (Boolean.TRUE.equals(state.get("timed_out"))) {
             throw new AssertionError("'" + command + "' was killed at its " + timeoutSeconds + " s timeout: " + state);
