@@ -153,6 +153,74 @@ class PrivilegeSeparationTest {
         assertThat(sh("pgrep -c sleep || true").strip()).isEqualTo("0");
     }
 
+    /**
+     * Fork chains (each generation forks the next and exits at once) that escaped the command,
+     * three kinds: generations that do nothing else, that start a thread first (the last id
+     * handed out is then a thread's), that fork a child that exits at once (a dead child's). When
+     * a fork fails (the pids limit) a generation waits a millisecond and tries again rather than
+     * die. The sweeps after the planting command, and after each later call, must end them.
+     * {@code pgrep} may miss a chain (a generation dies between the listing and its reading), and
+     * the last pid handed out wraps around many times a second, so each generation adds one to a
+     * counter in a shared file mapping: the count grows by thousands a second while a chain lives.
+     */
+    @Test
+    void forkChainsOfEveryKindAreSweptAfterTheCommand() throws Exception {
+        String source = """
+                #include <fcntl.h>
+                #include <pthread.h>
+                #include <stdlib.h>
+                #include <sys/mman.h>
+                #include <unistd.h>
+                static void *idle(void *unused) { for (;;) pause(); return unused; }
+                int main(int argc, char **argv) {
+                    int kind = atoi(argv[1]);
+                    int fd = open("chain.count", O_RDWR | O_CREAT, 0600);
+                    if (fd < 0 || ftruncate(fd, 8) != 0) return 1;
+                    unsigned long *generations = mmap(NULL, 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+                    if (generations == MAP_FAILED) return 1;
+                    for (;;) {
+                        __atomic_fetch_add(generations, 1, __ATOMIC_RELAXED);
+                        pthread_t thread;
+                        if (kind == 1) pthread_create(&thread, NULL, idle, NULL);
+                        if (kind == 2 && fork() == 0) _exit(0);
+                        pid_t next = fork();
+                        if (next > 0) _exit(0);
+                        if (next < 0) usleep(1000);
+                    }
+                }
+                """;
+        String generationsInHalfASecond = "a=$(od -An -tu8 -N8 chain.count); sleep 0.5; b=$(od -An -tu8 -N8 chain.count); "
+                + "echo $((b - a))";
+        Map<String, Object> plant = Mcp.run(client, "cat > chain.c <<'EOF'\n" + source + "EOF\n"
+                + "cc -O2 -pthread -o chain chain.c || exit 1\n" // in the workspace: the runner's /tmp is noexec
+                + "for kind in 0 1 2; do setsid env -i ./chain $kind </dev/null >/dev/null 2>&1 & done\n"
+                + "sleep 0.5; " + generationsInHalfASecond, 60);
+        System.out.println("planting fork chains: " + plant);
+        assertThat(Long.parseLong(((String) plant.get("stdout")).strip())).as("generations in 0.5 s while the chains ran")
+                .isGreaterThan(200);
+
+        long planted = System.nanoTime();
+        int calls = 0;
+        String generations = "";
+        while (System.nanoTime() - planted < Duration.ofSeconds(30).toNanos()) {
+            calls++;
+            // A call may fail while a chain holds every pid; its end sweeps again.
+            McpSchema.CallToolResult look = client.callTool(new McpSchema.CallToolRequest("run_command",
+                    Map.of("command", generationsInHalfASecond, "timeout_seconds", 10)));
+            generations = Boolean.TRUE.equals(look.isError()) ? look.content().toString()
+                    : String.valueOf(((Map<?, ?>) look.structuredContent()).get("stdout")).strip();
+            if (generations.equals("0")) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        System.out.printf("fork chains gone after %d call(s), %d ms after the planting command ended: %s generations in 0.5 s%n",
+                calls, Duration.ofNanos(System.nanoTime() - planted).toMillis(), generations);
+        assertThat(generations).as("generations in 0.5 s, 30 s after the chains were planted").isEqualTo("0");
+        assertThat(sh("pgrep -c -x chain || true")).isEqualTo("0\n");
+        assertThat(ComposeDeployment.restarts(deployment.runner)).isZero();
+    }
+
     @Test
     void memoryPressureInTheRunnerNeverKillsTheServer() throws Exception {
         Map<String, Object> hog = Mcp.run(client, "head -c 200m /dev/zero > /tmp/fill; head -c 15m /dev/zero > /dev/shm/fill; "
