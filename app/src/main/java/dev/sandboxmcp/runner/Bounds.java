@@ -1,6 +1,7 @@
 package dev.sandboxmcp.runner;
 
 import dev.sandboxmcp.config.Limits;
+import dev.sandboxmcp.tools.ListJobsTool;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
 
@@ -33,10 +34,12 @@ public record Bounds(int lineBytes, long tokens, int depth, int stringChars) {
      * for paths, messages and fields. A result carries its text twice (the text block and the
      * structured content). File and command text, and the listings, are held to {@link
      * Limits#resultTextBytes} as JSON escapes them; a job's command and an edit's diff are not, so JSON may escape each of their
-     * bytes (or characters) as six: job_output names the job's command twice beside its page.
+     * bytes (or characters) as six: job_output names the job's command twice beside its page. A
+     * list_jobs listing passes the text's share only when the job table holds so many jobs that
+     * even their cut commands do not fit ({@link ListJobsTool#largestListingBytes}).
      */
     public static int maxReplyBytes(Limits limits) {
-        long text = limits.resultTextBytes();
+        long text = Math.max(limits.resultTextBytes(), ListJobsTool.largestListingBytes(limits));
         long jobPage = 2L * limits.pageBytes() + 2L * 6 * Limits.COMMAND_BYTES;
         long diff = 2L * 6 * limits.diffChars();
         return (int) Math.min(Integer.MAX_VALUE - 8, Math.max(text, Math.max(jobPage, diff)) + 64 * 1024);

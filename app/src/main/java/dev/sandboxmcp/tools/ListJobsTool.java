@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /** {@code list_jobs}: the background jobs this server knows. */
-final class ListJobsTool extends DefinedTool {
+public final class ListJobsTool extends DefinedTool {
 
     private static final String INPUT_SCHEMA = """
             {"type": "object", "properties": {}, "additionalProperties": false}""";
@@ -30,7 +30,7 @@ final class ListJobsTool extends DefinedTool {
      * what the runner may send the server. job_output shows a command whole.
      */
     private static final int MOST_LISTED_CHARS = 1024;
-    /** Fewer would not say which command it was; with so small a budget a listing may pass the bound, and say so. */
+    /** Fewer would not say which command it was; a listing cut this far may pass the budget ({@link #largestListingBytes}). */
     private static final int LEAST_LISTED_CHARS = 64;
     /** What a job's entry takes as JSON besides its command and directory: its other fields, in the text and the structure. */
     private static final int JOB_FIELDS_BYTES = 1536;
@@ -44,6 +44,15 @@ final class ListJobsTool extends DefinedTool {
     private static int listedChars(Limits limits) {
         long share = limits.resultTextBytes() / limits.mostJobsHeld() - JOB_FIELDS_BYTES;
         return (int) Math.clamp(share / (3 * 6), LEAST_LISTED_CHARS, MOST_LISTED_CHARS);
+    }
+
+    /**
+     * The most a listing takes as JSON: every job the table may hold, at {@link #JOB_FIELDS_BYTES}
+     * and its cut command and directory each. Within the budget unless so many jobs are held that
+     * the cut is at its floor: then more, and the channel's bound makes room for it.
+     */
+    public static long largestListingBytes(Limits limits) {
+        return (long) limits.mostJobsHeld() * (JOB_FIELDS_BYTES + 3 * 6 * listedChars(limits));
     }
 
     static ToolSpec spec(Limits limits) {

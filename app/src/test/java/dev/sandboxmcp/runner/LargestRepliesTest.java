@@ -6,6 +6,7 @@ import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.CommandRunner;
 import dev.sandboxmcp.exec.IdleSweep;
 import dev.sandboxmcp.exec.JobManager;
+import dev.sandboxmcp.tools.ListJobsTool;
 import dev.sandboxmcp.tools.LocalTools;
 import dev.sandboxmcp.tools.Progress;
 import dev.sandboxmcp.tools.ToolCatalog;
@@ -223,25 +224,58 @@ class LargestRepliesTest {
         int running = 120;
         Limits wide = Limits.fromEnvironment(Map.of("MCP_MAX_JOBS", "4", "MCP_MAX_CONCURRENT_COMMANDS", "200",
                 "MCP_CALL_BUDGET_SECONDS", "1"));
+        byte[] listing = listRunning(wide, running);
+        System.out.printf("list_jobs of %d running commands (%d jobs kept): line %d of %d%n", running,
+                wide.keptJobs(), listing.length - 1, BOUND);
+        assertThat(listing.length - 1).isLessThanOrEqualTo(BOUND);
+    }
+
+    /**
+     * With the most commands at once (1024) and jobs (64) and the smallest file limit, the table
+     * may hold 1,088 jobs, too many for even their cut commands to fit the text's share: the cut
+     * is at its floor, and the channel's bound makes room for what list_jobs charges such a
+     * listing (before, these limits' bound was 1,769,472 bytes, under that charge). What a job's
+     * entry really takes, measured on 40 jobs (long commands in long directories), is within the
+     * charge.
+     */
+    @org.junit.jupiter.api.Test
+    void aListingOfTheMostJobsTheTableMayHoldFitsTheBoundOfItsLimits() throws Exception {
+        int running = 40;
+        Limits most = Limits.fromEnvironment(Map.of("MCP_MAX_JOBS", "64", "MCP_MAX_CONCURRENT_COMMANDS", "1024",
+                "MCP_FILE_LIMIT_BYTES", "1024", "MCP_CALL_BUDGET_SECONDS", "1"));
+        byte[] listing = listRunning(most, running);
+        long perJob = (listing.length - 1) / running + 1;
+        long scaled = perJob * most.mostJobsHeld();
+        int bound = Bounds.maxReplyBytes(most);
+        System.out.printf("list_jobs of %d running commands at the floor of the cut: %d bytes a job, %d for the %d jobs the "
+                + "table may hold, charged %d, bound %d%n", running, perJob, scaled, most.mostJobsHeld(),
+                ListJobsTool.largestListingBytes(most), bound);
+        assertThat(scaled).as("what the jobs' entries take, against what list_jobs charges them")
+                .isLessThanOrEqualTo(ListJobsTool.largestListingBytes(most));
+        assertThat(ListJobsTool.largestListingBytes(most)).isLessThanOrEqualTo(bound);
+    }
+
+    /**
+     * Starts {@code running} commands that outlast their call's budget, each long (control
+     * characters) in {@link #longestDirectory}, and lists them; returns the listing's line.
+     */
+    private byte[] listRunning(Limits limits, int running) throws Exception {
         String cwd = longestDirectory();
         String command = "sleep 60 #" + "\u0001".repeat(Limits.COMMAND_BYTES - 100);
         Map<String, String> environment = Map.of("PATH", "/usr/bin:/bin");
-        try (CommandRunner wideCommands = CommandRunner.under(wide, environment, IdleSweep.NONE);
-                JobManager wideJobs = JobManager.under(wide, environment, IdleSweep.NONE);
+        try (CommandRunner wideCommands = CommandRunner.under(limits, environment, IdleSweep.NONE);
+                JobManager wideJobs = JobManager.under(limits, environment, IdleSweep.NONE);
                 var calls = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            LocalTools many = ToolCatalog.local(new ToolCatalog.Parts(workspace, wideCommands, wideJobs, wide));
+            LocalTools many = ToolCatalog.local(new ToolCatalog.Parts(workspace, wideCommands, wideJobs, limits));
             var answers = java.util.stream.IntStream.range(0, running).mapToObj(i -> calls.submit(() -> many.execute(
                     "run_command", Map.of("command", command, "cwd", cwd, "timeout_seconds", 60), Progress.NONE))).toList();
             for (var answer : answers) {
                 assertThat(answer.get().structured()).containsEntry("still_running", true);
             }
             ToolResponse listed = many.execute("list_jobs", Map.of(), Progress.NONE);
-            byte[] listing = Protocol.encode(RunnerAgent.reply(9, listed));
-            System.out.printf("list_jobs of %d running commands (%d jobs kept): line %d of %d%n", running,
-                    wide.keptJobs(), listing.length - 1, BOUND);
             assertThat(listed.error()).as(listed.text()).isFalse();
             assertThat((java.util.List<?>) listed.structured().get("jobs")).hasSize(running);
-            assertThat(listing.length - 1).isLessThanOrEqualTo(BOUND);
+            return Protocol.encode(RunnerAgent.reply(9, listed));
         }
     }
 
