@@ -48,6 +48,11 @@ public final class TreeAudit {
 
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
     private static final int MAX_SMALL_FILE = 1024 * 1024;
+    /** Where a stopped rebase and a stopped cherry-pick or revert keep the merge strategy they go on with. */
+    private static final String REBASE_STRATEGY = "rebase-merge/strategy";
+    private static final String SEQUENCER_OPTIONS = "sequencer/opts";
+    /** git's own merge strategies: any other is a program, {@code git-merge-<name>}. */
+    private static final Set<String> GIT_STRATEGIES = Set.of("ort", "recursive", "resolve", "octopus", "ours", "subtree");
     /** git's own bound on nested includes (config.c, MAX_INCLUDE_DEPTH). */
     private static final int MAX_INCLUDE_DEPTH = 10;
 
@@ -88,7 +93,7 @@ public final class TreeAudit {
             TreeAudit audit = new TreeAudit(files.root(), files, git, home);
             audit.walk();
             for (DirectoryConfig config : audit.directoryConfigs) {
-                config.auditHooksPaths();
+                audit.audited(config.gitDir, config::auditHooksPaths);
             }
             List<Finding> sorted = new ArrayList<>(audit.findings);
             sorted.sort(null);
@@ -214,12 +219,32 @@ public final class TreeAudit {
             }
         }
         directoryConfigs.add(directoryConfig);
+        // Each part on its own: one that cannot be read is reported and hides none of the others.
         hooks(dir.resolve("hooks"), "hook");
         for (String todo : List.of("rebase-merge/git-rebase-todo", "sequencer/todo")) {
-            execLines(dir.resolve(todo));
+            audited(dir.resolve(todo), () -> execLines(dir.resolve(todo)));
         }
-        nestedGitDirectories(dir.resolve("modules"));
-        nestedGitDirectories(dir.resolve("worktrees"));
+        audited(dir.resolve(REBASE_STRATEGY), () -> rebaseStrategy(dir.resolve(REBASE_STRATEGY)));
+        audited(dir.resolve(SEQUENCER_OPTIONS), () -> sequencerStrategy(dir.resolve(SEQUENCER_OPTIONS)));
+        for (String nested : List.of("modules", "worktrees")) {
+            audited(dir.resolve(nested), () -> nestedGitDirectories(dir.resolve(nested)));
+        }
+    }
+
+    /** A part of the audit that reads the file system. */
+    private interface Part {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code part}; what it cannot read is reported as {@code path} not audited. */
+    private void audited(Path path, Part part) {
+        try {
+            part.run();
+        } catch (IOException e) {
+            notAudited(path, e);
+        } catch (java.nio.file.DirectoryIteratorException e) {
+            notAudited(path, e.getCause());
+        }
     }
 
     /**
@@ -290,6 +315,49 @@ public final class TreeAudit {
             if (words.length == 2 && (words[0].equals("exec") || words[0].equals("x"))) {
                 findings.add(new Finding(relative(todo), "exec (runs on --continue)", words[1]));
             }
+        }
+    }
+
+    /**
+     * The merge strategy a stopped rebase goes on with, one line: {@code git rebase --continue}
+     * (or {@code --skip}) on the host runs {@code git-merge-<strategy>} for any but git's own,
+     * a program a command wrote when the name holds a slash ({@code x/../.git/p}).
+     */
+    private void rebaseStrategy(Path file) throws IOException {
+        if (!Files.exists(file, NOFOLLOW)) {
+            return;
+        }
+        byte[] content = readSmall(file);
+        if (content != null) {
+            String strategy = new String(content, StandardCharsets.UTF_8);
+            strategy(file, "merge strategy (runs on --continue)",
+                    strategy.endsWith("\n") ? strategy.substring(0, strategy.length() - 1) : strategy);
+        }
+    }
+
+    /** The same for a stopped cherry-pick or revert: {@code options.strategy} in its options, a config file. */
+    private void sequencerStrategy(Path file) throws IOException {
+        if (!Files.exists(file, NOFOLLOW)) {
+            return;
+        }
+        byte[] content = readSmall(file);
+        if (content == null) {
+            return;
+        }
+        try {
+            for (GitConfigFile.Entry entry : git.read(content)) {
+                if (entry.key().equalsIgnoreCase("options.strategy")) {
+                    strategy(file, "options.strategy (runs on --continue)", entry.value() == null ? "true" : entry.value());
+                }
+            }
+        } catch (GitConfigFile.Unreadable e) {
+            findings.add(new Finding(relative(file), "(git cannot read it)", e.getMessage()));
+        }
+    }
+
+    private void strategy(Path file, String key, String strategy) {
+        if (!GIT_STRATEGIES.contains(strategy)) {
+            findings.add(new Finding(relative(file), key, strategy));
         }
     }
 
@@ -577,26 +645,32 @@ public final class TreeAudit {
         }
     }
 
-    private void hooks(Path dir, String key) throws IOException {
-        if (Files.isSymbolicLink(dir)) {
-            findings.add(new Finding(relative(dir), key + " directory, a symbolic link", Files.readSymbolicLink(dir).toString()));
-            return;
-        }
-        if (!Files.isDirectory(dir, NOFOLLOW)) {
-            return;
-        }
-        try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
-            for (Path hook : children) {
-                if (hook.getFileName().toString().endsWith(".sample")) {
-                    continue;
-                }
-                PosixFileAttributes attrs = Files.readAttributes(hook, PosixFileAttributes.class, NOFOLLOW);
-                if (attrs.isSymbolicLink()) {
-                    findings.add(new Finding(relative(hook), key, "symbolic link to " + Files.readSymbolicLink(hook)));
-                } else if (attrs.isRegularFile() && isExecutable(attrs)) {
-                    findings.add(new Finding(relative(hook), key, "executable, " + digest(hook)));
+    /** The hooks in {@code dir}; what cannot be read, the directory or a hook, is reported as not audited. */
+    private void hooks(Path dir, String key) {
+        audited(dir, () -> {
+            if (Files.isSymbolicLink(dir)) {
+                findings.add(new Finding(relative(dir), key + " directory, a symbolic link", Files.readSymbolicLink(dir).toString()));
+                return;
+            }
+            if (!Files.isDirectory(dir, NOFOLLOW)) {
+                return;
+            }
+            try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+                for (Path hook : children) {
+                    if (!hook.getFileName().toString().endsWith(".sample")) {
+                        audited(hook, () -> hook(hook, key));
+                    }
                 }
             }
+        });
+    }
+
+    private void hook(Path hook, String key) throws IOException {
+        PosixFileAttributes attrs = Files.readAttributes(hook, PosixFileAttributes.class, NOFOLLOW);
+        if (attrs.isSymbolicLink()) {
+            findings.add(new Finding(relative(hook), key, "symbolic link to " + Files.readSymbolicLink(hook)));
+        } else if (attrs.isRegularFile() && isExecutable(attrs)) {
+            findings.add(new Finding(relative(hook), key, "executable, " + digest(hook)));
         }
     }
 
@@ -635,7 +709,8 @@ public final class TreeAudit {
      * must not hide what is in it.
      */
     private void notAudited(Path path, IOException e) {
-        String why = e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null ? fse.getReason()
+        String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                : e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null ? fse.getReason()
                 : e.getMessage();
         findings.add(new Finding(relative(path), "(not audited)", why));
     }

@@ -486,6 +486,77 @@ class TreeAuditTest {
         assertThat(fired).exists();
     }
 
+    /**
+     * A stopped rebase goes on with the merge strategy in its state, and git runs any but its own
+     * as {@code git-merge-<strategy>}: a name with a slash is a path from the top of the work tree,
+     * so a strategy {@code x/../.git/p} and an empty directory {@code git-merge-x} (kept out of
+     * {@code git status} by {@code info/exclude}) run a program a command wrote, on the host's
+     * {@code git rebase --continue}. A stopped cherry-pick keeps it in {@code sequencer/opts}.
+     */
+    @Test
+    void theMergeStrategyOfAStoppedRebaseOrCherryPickIsFound() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "repo");
+        String[] user = {"-c", "user.name=u", "-c", "user.email=e"};
+        Files.writeString(repo.resolve("base"), "0");
+        git(repo, "add", "base");
+        git(repo, user[0], user[1], user[2], user[3], "commit", "-qm", "0");
+        git(repo, "checkout", "-qb", "side");
+        Files.writeString(repo.resolve("s"), "s");
+        git(repo, "add", "s");
+        git(repo, user[0], user[1], user[2], user[3], "commit", "-qm", "s");
+        git(repo, "checkout", "-q", "main");
+        Files.writeString(repo.resolve("f"), "1");
+        git(repo, "add", "f");
+        git(repo, user[0], user[1], user[2], user[3], "commit", "-qm", "1");
+        git(repo, "-c", "sequence.editor=sed -i 1ibreak", "rebase", "-qi", "side");
+        Path fired = temp.resolve("fired");
+        Files.writeString(repo.resolve(".git/rebase-merge/strategy"), "x/../.git/p\n");
+        Path payload = Files.writeString(repo.resolve(".git/p"), "#!/bin/sh\ntouch " + fired + "\nexit 1\n");
+        Files.setPosixFilePermissions(payload, PosixFilePermissions.fromString("rwx------"));
+        Files.createDirectories(repo.resolve("git-merge-x"));
+        Files.writeString(repo.resolve(".git/info/exclude"), "git-merge-x\n");
+        Path picking = initRepo(tree, "picking");
+        Files.createDirectories(picking.resolve(".git/sequencer"));
+        Files.writeString(picking.resolve(".git/sequencer/opts"), "[options]\n\tstrategy = x/../.git/p\n");
+        Path ownStrategies = initRepo(tree, "own");
+        Files.createDirectories(ownStrategies.resolve(".git/sequencer"));
+        Files.createDirectories(ownStrategies.resolve(".git/rebase-merge"));
+        Files.writeString(ownStrategies.resolve(".git/sequencer/opts"), "[options]\n\tstrategy = ort\n");
+        Files.writeString(ownStrategies.resolve(".git/rebase-merge/strategy"), "recursive\n");
+
+        assertThat(audit(tree)).containsExactly(
+                new Finding("picking/.git/sequencer/opts", "options.strategy (runs on --continue)", "x/../.git/p"),
+                new Finding("repo/.git/rebase-merge/strategy", "merge strategy (runs on --continue)", "x/../.git/p"));
+        // What the finding warns of: the host's git runs the program on --continue.
+        new ProcessBuilder("git", user[0], user[1], user[2], user[3], "rebase", "--continue").directory(repo.toFile())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+        assertThat(fired).exists();
+    }
+
+    /**
+     * A part of a repository the audit cannot read (its hooks path, made unreadable) is reported
+     * as not audited, and hides nothing else: before, the hooks path's error ended the whole
+     * audit, every finding lost, this repository's own core.fsmonitor among them.
+     */
+    @Test
+    void anUnreadableHooksPathIsReportedAndHidesNothingElse() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(isRoot(),
+                "runs as root, who reads a mode-000 directory anyway: this case cannot be set up");
+        Path repo = initRepo(tree(), "repo");
+        git(repo, "config", "core.fsmonitor", "touch /tmp/marker");
+        git(repo, "config", "core.hooksPath", "h");
+        Path hooks = Files.createDirectories(repo.resolve("h"));
+        Files.setPosixFilePermissions(hooks, PosixFilePermissions.fromString("---------"));
+        try {
+            assertThat(audit(repo.getParent())).extracting(Finding::file, Finding::key).contains(
+                    org.assertj.core.groups.Tuple.tuple("repo/.git/config", "core.fsmonitor"),
+                    org.assertj.core.groups.Tuple.tuple("repo/h", "(not audited)"));
+        } finally {
+            Files.setPosixFilePermissions(hooks, PosixFilePermissions.fromString("rwx------"));
+        }
+    }
+
     @Test
     void anIncludeThroughALinkIsTakenFromTheLinksDirectoryAsGitTakesIt() throws Exception {
         Path tree = tree();
