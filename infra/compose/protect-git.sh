@@ -175,6 +175,14 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
   fi
   pin "$gitdir"
   [[ -n $root ]] || if [[ ${gitdir##*/} == .git ]]; then root=$(dirname -- "$gitdir"); else root=$gitdir; fi
+  local hooks target
+  for hooks in "${global_hooks[@]}"; do
+    target=$(realpath -m -- "$root/$hooks")
+    if inside "$target" && [[ $target != "$workspace" ]]; then
+      [[ -e $target ]] || note "created empty, read-only from the sandbox (core.hooksPath of your git config): $target"
+      ensure_dir "$target"
+    fi
+  done
   # A commondir makes git read the config and hooks of the directory it names. A worktree's own
   # git directory has one (naming the repository's); a main one gets one naming itself, read-only,
   # so that no command can create one pointing elsewhere.
@@ -219,6 +227,36 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
   return 0
 }
 
+# The host user's own configuration (global and system) may include, or take hooks from, a file in
+# the workspace: an include relative to the directory of the file that names it (~ for
+# ~/.gitconfig), a hooks path relative to the top of each work tree, so that every repository
+# found gets it (protect, below).
+global_hooks=()
+for scope in --global --system; do
+  while IFS= read -r -d '' origin && IFS= read -r -d '' record; do
+    [[ $record == *$'\n'* ]] || continue
+    key=${record%%$'\n'*}
+    value=${record#*$'\n'}
+    [[ -n $value ]] || continue
+    # shellcheck disable=SC2088 # git's ~, matched literally
+    case $value in
+      "~/"*) value=$HOME/${value#"~/"} ;;
+      "~"*|"%(prefix)/"*) continue ;;
+    esac
+    if [[ $key == core.hookspath && $value != /* ]]; then
+      global_hooks+=("$value")
+      continue
+    fi
+    if [[ $value != /* ]]; then
+      [[ $origin == file:/* ]] || continue # from the command line or a blob: no directory to take it from
+      value=$(dirname -- "${origin#file:}")/$value
+    fi
+    target=$(realpath -m -- "$value")
+    if ! inside "$target" || [[ $target == "$workspace" ]]; then continue; fi
+    if [[ $key == core.hookspath ]]; then ensure_dir "$target"; else ensure_file "$target" && named_by "$target" "$workspace"; fi
+  done < <(git config "$scope" --show-origin -z --get-regexp '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
+done
+
 prune=()
 for name in "${skipped[@]}"; do prune+=(-name "$name" -o); done
 while IFS= read -r -d '' entry; do
@@ -244,20 +282,6 @@ while IFS= read -r -d '' entry; do
     protect "$gitdir" "$(dirname -- "$entry")"
   fi
 done < <(find "$workspace" -maxdepth "$((depth + 1))" -type d \( "${prune[@]}" -false \) -prune -o -name .git -print0 -prune)
-
-# The host user's own configuration may include, or take hooks from, a file in the workspace.
-for scope in --global --system; do
-  while IFS= read -r -d '' record; do
-    value=${record#*$'\n'}
-    [[ $record == *$'\n'* ]] || continue
-    # shellcheck disable=SC2088 # git's ~, matched literally
-    case $value in "~/"*) value=$HOME/${value#"~/"} ;; esac
-    [[ $value == /* ]] || continue # relative: to a file outside the workspace, or to each work tree
-    target=$(realpath -m -- "$value")
-    if ! inside "$target" || [[ $target == "$workspace" ]]; then continue; fi
-    if [[ ${record%%$'\n'*} == core.hookspath ]]; then ensure_dir "$target"; else ensure_file "$target" && named_by "$target" "$workspace"; fi
-  done < <(git config "$scope" -z --get-regexp '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
-done
 
 add_mount() { # add_mount HOST_PATH MODE(ro|rw)
   local host=$1 target=$target_root${1#"$workspace"}

@@ -143,6 +143,31 @@ class ProtectGitScriptTest {
         git(repo, "status", "--short");
     }
 
+    /**
+     * The host user's ~/.gitconfig with a relative include (taken from ~, here into the workspace)
+     * and a relative core.hooksPath (taken from the top of every work tree): before, relative
+     * values in the global config were skipped, and a command could write the included config
+     * (a core.fsmonitor runs on every git status) or every repository's hooks.
+     */
+    @Test
+    void relativeIncludesAndHooksPathOfTheUsersOwnConfigAreHeldReadOnly() throws Exception {
+        Path home = Files.createDirectories(temp.resolve("home"));
+        Path ws = Files.createDirectories(home.resolve("ws"));
+        Files.writeString(home.resolve(".gitconfig"), "[include]\n\tpath = ws/dotfiles/gitconfig\n[core]\n\thooksPath = .githooks\n");
+        Files.createDirectories(ws.resolve("dotfiles"));
+        Files.writeString(ws.resolve("dotfiles/gitconfig"), "[include]\n\tpath = more.inc\n");
+        for (String name : List.of("a", "deep/b")) {
+            git(Files.createDirectories(ws.resolve(name)), "init", "-q");
+        }
+
+        List<String> ro = readOnlyTargets(generate(ws, Map.of("HOME", home.toString(), "XDG_CONFIG_HOME", home.resolve(".config")
+                .toString())));
+        assertThat(ro).contains("/workspace/dotfiles/gitconfig", "/workspace/dotfiles/more.inc", "/workspace/a/.githooks",
+                "/workspace/deep/b/.githooks");
+        assertThat(ws.resolve("a/.githooks")).isEmptyDirectory();
+        assertThat(ws.resolve("dotfiles/more.inc")).isEmptyFile();
+    }
+
     @Test
     void pathsWithQuotesDollarsAndSpacesSurviveComposeInterpolation() throws Exception {
         Path ws = Files.createDirectories(temp.resolve("w s"));
