@@ -97,6 +97,9 @@ ensure_file() {
       return 1
     fi
     owned "$1"
+  elif (($(stat -c %h -- "$1") > 1)); then
+    # The mount holds this name; another name of the same file (made before this make up) does not.
+    note "hard-linked elsewhere, writable through the other name: $1 (make audit reports a change)"
   fi
   pin "$(dirname -- "$1")"
   ro "$1"

@@ -23,6 +23,9 @@ class ProtectGitScriptTest {
     record Mount(String source, String target, boolean readOnly) {
     }
 
+    /** What the script printed the last time {@link #generate} ran it. */
+    String printed;
+
     static void git(Path dir, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("git", "-c", "init.defaultBranch=main", "-c", "user.name=t",
                 "-c", "user.email=t@t", "-c", "protocol.file.allow=always"));
@@ -37,6 +40,7 @@ class ProtectGitScriptTest {
         Commands.Result result = Commands.run(List.of(Repo.path("infra/compose/protect-git.sh").toString(), workspace.toString(),
                 output.toString()), env, Repo.root(), 60);
         assertThat(result.exitCode()).as(result.output()).isZero();
+        printed = result.output();
         Map<String, Object> yaml = new Yaml().load(Files.readString(output));
         Map<String, Object> runner = (Map<String, Object>) ((Map<String, Object>) yaml.get("services")).get("runner");
         List<Mount> mounts = new ArrayList<>();
@@ -141,6 +145,22 @@ class ProtectGitScriptTest {
         assertThat(repo.resolve(".husky")).isEmptyDirectory();
         assertThat(repo.resolve(".git/worktrees/gone")).isEmptyDirectory();
         git(repo, "status", "--short");
+    }
+
+    /**
+     * A config hard-linked to a name in the work tree (made before make up, in a repository
+     * created since the last one): the mount holds the config's name, not the other one, so
+     * the script says so.
+     */
+    @Test
+    void aHardLinkedConfigIsNamedInTheNotes() throws Exception {
+        Path ws = Files.createDirectories(temp.resolve("ws"));
+        Path repo = Files.createDirectories(ws.resolve("repo"));
+        git(repo, "init", "-q");
+        Files.createLink(repo.resolve("notes"), repo.resolve(".git/config"));
+        assertThat(readOnlyTargets(generate(ws, Map.of()))).contains("/workspace/repo/.git/config");
+        assertThat(printed).contains("hard-linked elsewhere, writable through the other name: " + repo.toRealPath()
+                .resolve(".git/config"));
     }
 
     /**
