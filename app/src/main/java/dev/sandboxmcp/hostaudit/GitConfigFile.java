@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>git never opens the file itself: the caller read it through a descriptor that cannot wait
  * (a FIFO swapped in for it is reported, not opened by git), and the whole exchange (writing the
- * bytes, reading the listing, git's exit) has one deadline, after which git is killed.
+ * bytes, reading the listing, git's exit) has one deadline, after which git is killed. The one
+ * exception, {@link #usersValue}, reads the host user's own configuration, which git opens (with
+ * the same deadline: an include of it may lead into the tree).
  */
 final class GitConfigFile {
 
@@ -53,12 +55,44 @@ final class GitConfigFile {
     }
 
     List<Entry> read(byte[] content) throws Unreadable, IOException {
-        ProcessBuilder builder = new ProcessBuilder(git, "config", "--file", "-", "--no-includes", "--list", "-z")
-                .directory(Path.of("/").toFile());
+        return parse(git(content, true, "config", "--file", "-", "--no-includes", "--list", "-z"));
+    }
+
+    /**
+     * The value of {@code key} that the host user's own configuration gives every repository
+     * (global over system, the last one set, includes followed); null when none sets it, or when
+     * git refuses that configuration (then git on the host refuses to run as well).
+     */
+    String usersValue(String key) throws IOException {
+        for (String scope : List.of("--global", "--system")) {
+            try {
+                // Each value ends in a NUL: the last one set is the one before the last (empty) piece.
+                String[] values = git(new byte[0], false, "config", scope, "--includes", "-z", "--get-all", key).split("\0", -1);
+                if (values.length >= 2) {
+                    return values[values.length - 2];
+                }
+            } catch (Unreadable notSetOrRefused) {
+                // exit 1: not set in this scope
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Runs git with {@code args}, {@code stdin} on its standard input, from {@code /} with no
+     * {@code GIT_*} variable; {@code isolated}: with neither the system's nor the user's
+     * configuration. Returns its output; a non-zero exit is {@link Unreadable} with what git said.
+     */
+    private String git(byte[] stdin, boolean isolated, String... args) throws Unreadable, IOException {
+        List<String> command = new ArrayList<>(List.of(git));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(Path.of("/").toFile());
         Map<String, String> env = builder.environment();
         env.keySet().removeIf(name -> name.startsWith("GIT_"));
-        env.put("GIT_CONFIG_NOSYSTEM", "1");
-        env.put("GIT_CONFIG_GLOBAL", "/dev/null");
+        if (isolated) {
+            env.put("GIT_CONFIG_NOSYSTEM", "1");
+            env.put("GIT_CONFIG_GLOBAL", "/dev/null");
+        }
         Process process;
         try {
             process = builder.start();
@@ -71,7 +105,7 @@ final class GitConfigFile {
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
         Thread writer = Thread.ofVirtual().start(() -> {
             try (OutputStream in = process.getOutputStream()) {
-                in.write(content);
+                in.write(stdin);
             } catch (IOException ignored) {
                 // git ended before reading everything: its exit status and stderr say why
             }
@@ -100,7 +134,7 @@ final class GitConfigFile {
         if (process.exitValue() != 0) {
             throw new Unreadable(stderr.toString(StandardCharsets.UTF_8).strip());
         }
-        return parse(stdout.toString(StandardCharsets.UTF_8));
+        return stdout.toString(StandardCharsets.UTF_8);
     }
 
     private static long remaining(long deadline) {

@@ -63,6 +63,12 @@ public final class TreeAudit {
     private final Path home;
     private final Set<Finding> findings = new HashSet<>();
     /**
+     * The core.hooksPath your own git configuration gives every repository that sets none; null
+     * when it gives none. Relative, it is taken from the top of each work tree, which a command
+     * may create with its hooks in it.
+     */
+    private String usersHooksPath;
+    /**
      * Git directories and config files read, each with the work tree it was reached from (relative
      * paths in it depend on that).
      */
@@ -91,6 +97,11 @@ public final class TreeAudit {
     static Result run(Path tree, GitConfigFile git, Path home) throws IOException {
         try (Workspace files = Workspace.open(tree)) {
             TreeAudit audit = new TreeAudit(files.root(), files, git, home);
+            try {
+                audit.usersHooksPath = git.usersValue("core.hooksPath");
+            } catch (IOException e) {
+                audit.findings.add(new Finding("(your git config)", "(not audited)", "core.hooksPath: " + e.getMessage()));
+            }
             audit.walk();
             for (DirectoryConfig config : audit.directoryConfigs) {
                 audit.audited(config.gitDir, config::auditHooksPaths);
@@ -409,7 +420,9 @@ public final class TreeAudit {
 
         void auditHooksPaths() throws IOException {
             boolean runsFromAnywhere = workTree == null || !movedTo.isEmpty();
-            for (Finding setting : hooksPaths) {
+            List<Finding> settings = !hooksPaths.isEmpty() || usersHooksPath == null ? hooksPaths
+                    : List.of(new Finding(relative(gitDir), "core.hooksPath of your git config", usersHooksPath));
+            for (Finding setting : settings) {
                 String value = setting.command();
                 if (runsFromAnywhere && !value.startsWith("/") && !value.startsWith("~")) {
                     auditFromEveryDirectory(setting);

@@ -535,6 +535,38 @@ class TreeAuditTest {
     }
 
     /**
+     * Your own ~/.gitconfig's relative core.hooksPath is taken from the top of every work tree:
+     * a repository a command makes, with hooks there, runs them on your git commit. They are
+     * found in each repository that sets no hooks path of its own, and not in one that does.
+     */
+    @Test
+    void theHooksPathOfYourOwnGitConfigIsAuditedInEveryRepositoryThatSetsNone() throws Exception {
+        Path home = Files.createDirectories(temp.resolve("home"));
+        Files.writeString(home.resolve(".gitconfig"), "[core]\n\thooksPath = .githooks\n");
+        Path gitAsYou = Files.writeString(temp.resolve("git-as-you"), "#!/bin/sh\nHOME='" + home + "' XDG_CONFIG_HOME='"
+                + home.resolve(".config") + "' exec git \"$@\"\n");
+        Files.setPosixFilePermissions(gitAsYou, PosixFilePermissions.fromString("rwx------"));
+        Path tree = tree();
+        String hook = "#!/bin/sh\nid\n";
+        for (String name : List.of("planted", "own")) {
+            Path repo = initRepo(tree, name);
+            Path planted = Files.createDirectories(repo.resolve(".githooks")).resolve("pre-commit");
+            Files.writeString(planted, hook);
+            Files.setPosixFilePermissions(planted, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        git(tree.resolve("own"), "config", "core.hooksPath", "elsewhere");
+        initRepo(tree, "none");
+
+        List<Finding> findings = TreeAudit.run(tree, gitAsYou.toString(), home).findings();
+        assertThat(findings).contains(
+                new Finding("planted/.githooks/pre-commit", "hook (core.hooksPath)", "executable, sha256 " + sha256Prefix(hook)),
+                new Finding("none/.git", "core.hooksPath of your git config target",
+                        "none/.githooks (does not exist: whoever creates it decides what git reads there)"));
+        assertThat(findings).noneMatch(finding -> finding.file().startsWith("own/.githooks"));
+        assertThat(audit(tree)).as("without that config").noneMatch(finding -> finding.file().contains(".githooks"));
+    }
+
+    /**
      * A part of a repository the audit cannot read (its hooks path, made unreadable) is reported
      * as not audited, and hides nothing else: before, the hooks path's error ended the whole
      * audit, every finding lost, this repository's own core.fsmonitor among them.
