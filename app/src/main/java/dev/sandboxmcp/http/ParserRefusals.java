@@ -36,10 +36,10 @@ final class ParserRefusals extends ErrorHandler {
             Callback callback) {
         // A parser's refusal comes with its HttpException; without one, the request was parsed and refused later.
         Problem problem = cause instanceof HttpException ? problem(status, reason) : Problem.refusedPastParser(status);
-        if (TraceAndOptionsFilter.refused(request.getMethod())) { // OPTIONS *: no servlet path, so no filter saw it
+        if (RefusedMethodsFilter.refused(request.getMethod())) { // OPTIONS *: no servlet path, so no filter saw it
             problem = Problem.methodNotAnswered(request.getMethod());
             response.setStatus(problem.status());
-            response.getHeaders().put(HttpHeader.ALLOW, TraceAndOptionsFilter.ALLOW);
+            response.getHeaders().put(HttpHeader.ALLOW, RefusedMethodsFilter.ALLOW);
         }
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, JsonRpcErrors.CONTENT_TYPE);
         response.write(true, ByteBuffer.wrap(JsonRpcErrors.bytes(null, problem)), callback);

@@ -127,9 +127,10 @@ public final class SandboxServer implements AutoCloseable {
                 ctx.status(problem.status()).contentType(JsonRpcErrors.CONTENT_TYPE).result(JsonRpcErrors.bytes(null, problem));
             });
             cfg.jetty.modifyServletContextHandler(handler -> {
-                addFilter(handler, new TraceAndOptionsFilter());
-                addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));
+                addFilter(handler, new RefusedMethodsFilter());
+                // The token first: without it, every Origin gets the same 401, and none learns the allow-list.
                 addFilter(handler, new BearerTokenFilter(config.tokenDigest(), exempt));
+                addFilter(handler, new OriginFilter(Set.copyOf(config.allowedOrigins()), exempt));
                 for (String messagePath : new String[] {config.path("/mcp"), config.path("/message")}) {
                     addFilter(handler, new ErrorBodyFilter(), messagePath);
                     addFilter(handler, new BodySizeFilter(config.limits().maxRequestBytes(), messages), messagePath);

@@ -10,9 +10,10 @@
  *     |  refuses ambiguous framing (400); ParserRefusals, the server's error handler, words
  *     |  what Jetty's parser refuses (400, 431) before any filter sees it
  *     v
- *   TraceAndOptionsFilter   405  TRACE and OPTIONS (OPTIONS * in ParserRefusals) every path
- *   OriginFilter            403  an Origin header outside the allow-list        every path but
- *   BearerTokenFilter       401  not exactly one right bearer token             the health probes
+ *   RefusedMethodsFilter    405  TRACE, OPTIONS, HEAD (OPTIONS * in            every path
+ *                                ParserRefusals)
+ *   BearerTokenFilter       401  not exactly one right bearer token            every path but
+ *   OriginFilter            403  an Origin header outside the allow-list       the health probes
  *     |-- /healthz, <base>/healthz: answered by the server itself
  *     v
  *   ErrorBodyFilter              turns an error body written after it (the     <base>/mcp and

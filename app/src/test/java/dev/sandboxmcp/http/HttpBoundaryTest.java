@@ -109,6 +109,21 @@ class HttpBoundaryTest {
         assertThat(initializeFrom("https://allowed.example").statusCode()).isEqualTo(200);
     }
 
+    /** Without the token, an Origin on the allow-list and one off it get the same 401: nothing tells which are on it. */
+    @Test
+    void withoutTheTokenNoOriginLearnsWhetherItIsAllowed() throws Exception {
+        for (String origin : new String[] {"http://evil.example", "https://allowed.example"}) {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.url("/mcp-sandbox/mcp")))
+                    .timeout(Duration.ofSeconds(10))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .header("Origin", origin)
+                    .POST(HttpRequest.BodyPublishers.ofString(INITIALIZE)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(origin).isEqualTo(401);
+            assertThat(response.body()).as(origin).contains("unauthorized").doesNotContain("MCP_ALLOWED_ORIGINS");
+        }
+    }
+
     HttpResponse<String> initializeFrom(String origin) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(server.url("/mcp-sandbox/mcp")))
                 .header("Authorization", "Bearer " + TestServer.TOKEN)

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * on every path with 405 in the JSON-RPC shape of every other refusal, echoing nothing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class TraceAndOptionsTest {
+class RefusedMethodsTest {
 
     private static final List<String> PATHS = List.of(TestServer.BASE + "/mcp", TestServer.BASE + "/sse",
             TestServer.BASE + "/message?sessionId=x", "/healthz", TestServer.BASE + "/healthz", "/", "/nowhere");
@@ -57,6 +57,21 @@ class TraceAndOptionsTest {
                 assertThat(whole).as(whole).doesNotContain(TestServer.TOKEN).doesNotContain("canary-7f3a")
                         .doesNotContain("message/http");
             }
+        }
+    }
+
+    /**
+     * A HEAD of the SSE endpoint opened a session (the servlet's HEAD is its GET with the body
+     * dropped) whose keep-alives went nowhere, so it never failed and never ended: its connection
+     * was held for good. HEAD is refused on every path, the health probes' too, with no body.
+     */
+    @Test
+    void headIsRefusedEverywhere() throws Exception {
+        for (String path : PATHS) {
+            RawHttp.Response answer = send("HEAD", path);
+            assertThat(answer.status()).as("HEAD " + path + ":\n" + answer.head()).isEqualTo(405);
+            assertThat(answer.head()).containsIgnoringCase("Allow: GET, POST");
+            assertThat(answer.body()).isEmpty();
         }
     }
 
