@@ -72,6 +72,8 @@ public final class SandboxServer implements AutoCloseable {
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
         CallerAddresses callers = new CallerAddresses(config.trustedProxies());
         CancellationFilter cancellations = new CancellationFilter(callers, tools.definitions());
+        // Each live SSE session holds a connection: twice the cap leaves room for ended ones.
+        SessionStartFilter sessionStarts = new SessionStartFilter(2 * config.limits().maxConnections());
 
         HttpServletStatelessServerTransport streamableTransport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(json)
@@ -135,6 +137,9 @@ public final class SandboxServer implements AutoCloseable {
                     addFilter(handler, new ErrorBodyFilter(), messagePath);
                     addFilter(handler, new BodySizeFilter(config.limits().maxRequestBytes(), messages), messagePath);
                     addFilter(handler, new JsonRpcEnvelopeFilter(bounds), messagePath);
+                    if (messagePath.equals(config.path("/message"))) {
+                        addFilter(handler, sessionStarts, messagePath);
+                    }
                     addFilter(handler, cancellations, messagePath);
                 }
                 addServlet(handler, streamableTransport, config.path("/mcp"));

@@ -30,6 +30,9 @@
  *                                streaming pass, no tree; then charges the
  *                           503  parse's cost (JsonBounds.worstCost)
  *                           413  (more than the whole budget)
+ *   SessionStartFilter      400  <base>/message only: a request of an SSE session
+ *                                that has not sent notifications/initialized (the SDK
+ *                                would hold it forever)
  *   CancellationFilter      202  notifications/cancelled, answered here; registers each
  *                                tools/call so that one (or a dropped request) cancels it
  *     v
