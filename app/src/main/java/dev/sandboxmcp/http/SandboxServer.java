@@ -68,7 +68,7 @@ public final class SandboxServer implements AutoCloseable {
     public static SandboxServer start(Config config, ToolDispatcher tools, String instructions, String version,
             HealthProbe runnerHealth, RequestBodyBudget messages) {
         JsonBounds bounds = JsonBounds.forBodies(config.limits().maxRequestBytes(), tools.definitions().longestName());
-        var json = bounds.mapper();
+        var json = new WordedJsonMapper(bounds.mapper());
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
         CallerAddresses callers = new CallerAddresses(config.trustedProxies());
         CancellationFilter cancellations = new CancellationFilter(callers, tools.definitions());
