@@ -4,6 +4,8 @@ import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import java.io.IOException;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 
 /**
@@ -27,6 +29,8 @@ final class WordedJsonMapper implements McpJsonMapper {
         }
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(WordedJsonMapper.class);
+
     private final McpJsonMapper json;
 
     WordedJsonMapper(McpJsonMapper json) {
@@ -47,6 +51,7 @@ final class WordedJsonMapper implements McpJsonMapper {
     }
 
     private static Mismatch mismatch(JacksonException e) {
+        LOG.debug("a value that does not fit its type", e);
         String where = where(e);
         return new Mismatch("a value in the message does not have the type its field takes" + (where.isEmpty() ? "" : ": " + where));
     }
@@ -78,6 +83,12 @@ final class WordedJsonMapper implements McpJsonMapper {
             return call.read();
         } catch (RuntimeException e) {
             throw worded(e);
+        } catch (IOException e) {
+            // The SDK's adapter wraps a reading's Jackson error in an IOException.
+            if (worded(new RuntimeException(e)) instanceof Mismatch mismatch) {
+                throw mismatch;
+            }
+            throw e;
         }
     }
 

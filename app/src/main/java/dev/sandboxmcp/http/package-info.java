@@ -30,8 +30,8 @@
  *                                streaming pass, no tree; then charges the
  *                           503  parse's cost (JsonBounds.worstCost)
  *                           413  (more than the whole budget)
- *   SessionStartFilter      400  <base>/message only: a request of an SSE session
- *                                that has not sent notifications/initialized (the SDK
+ *   SessionStartFilter      400  <base>/message only: anything but the handshake
+ *                                from an SSE session not yet initialized (the SDK
  *                                would hold it forever)
  *   CancellationFilter      202  notifications/cancelled, answered here; registers each
  *                                tools/call so that one (or a dropped request) cancels it

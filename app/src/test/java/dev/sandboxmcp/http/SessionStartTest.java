@@ -45,6 +45,19 @@ class SessionStartTest {
                     "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/list\"}");
             assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(400);
 
+            // A notification the SDK has a handler for waits on the same handshake.
+            HttpResponse<String> notification = sse.post(sse.endpoint, "{\"jsonrpc\":\"2.0\","
+                    + "\"method\":\"notifications/roots/list_changed\",\"params\":{\"pad\":\"" + "x".repeat(100_000) + "\"}}");
+            assertThat(notification.statusCode()).as(notification.body()).isEqualTo(400);
+            // The handshake's notification sent with an id is a request the SDK refuses: it initializes nothing.
+            sse.post(sse.endpoint, "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"notifications/initialized\"}");
+            assertThat(sse.post(sse.endpoint, "{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"ping\"}").statusCode()).isEqualTo(400);
+            // A session the SDK does not know is never remembered (the SDK answers its handshake 404).
+            String made = "/mcp-sandbox/message?sessionId=made-up";
+            assertThat(sse.post(made, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}").statusCode())
+                    .isEqualTo(404);
+            assertThat(sse.post(made, "{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"ping\"}").statusCode()).isEqualTo(400);
+
             assertThat(sse.post(sse.endpoint, HttpBoundaryTest.INITIALIZE).statusCode()).isEqualTo(200);
             assertThat(sse.awaitEvent("\"id\":1,")).contains("\"serverInfo\"");
             assertThat(sse.post(sse.endpoint, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}").statusCode())
