@@ -7,8 +7,10 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * <p>git never opens the file itself: the caller read it through a descriptor that cannot wait
  * (a FIFO swapped in for it is reported, not opened by git), and the whole exchange (writing the
  * bytes, reading the listing, git's exit) has one deadline, after which git is killed. The one
- * exception, {@link #usersValue}, reads the host user's own configuration, which git opens (with
+ * exception, {@link #usersValues}, reads the host user's own configuration, which git opens (with
  * the same deadline: an include of it may lead into the tree).
  */
 final class GitConfigFile {
@@ -39,6 +41,8 @@ final class GitConfigFile {
     }
 
     static final long DEFAULT_TIMEOUT_MILLIS = 30_000;
+    /** git's own bound on nested includes (config.c, MAX_INCLUDE_DEPTH). */
+    static final int MAX_INCLUDE_DEPTH = 10;
     private static final int MAX_LISTING_BYTES = 64 * 1024 * 1024;
     private static final int MAX_STDERR_BYTES = 64 * 1024;
 
@@ -59,23 +63,59 @@ final class GitConfigFile {
     }
 
     /**
-     * The value of {@code key} that the host user's own configuration gives every repository
-     * (global over system, the last one set, includes followed); null when none sets it, or when
-     * git refuses that configuration (then git on the host refuses to run as well).
+     * Every value of {@code key} the host user's own configuration (system and global) may give a
+     * repository: each file's settings, and each include's and includeIf's, followed as if its
+     * condition held (which repository it applies to is not known here), up to git's depth.
+     * {@code home}: for {@code ~/} in include paths; null when unknown. A file git refuses is
+     * skipped (git on the host refuses to run with it as well).
      */
-    String usersValue(String key) throws IOException {
-        for (String scope : List.of("--global", "--system")) {
-            try {
-                // Each value ends in a NUL: the last one set is the one before the last (empty) piece.
-                String[] values = git(new byte[0], false, "config", scope, "--includes", "-z", "--get-all", key).split("\0", -1);
-                if (values.length >= 2) {
-                    return values[values.length - 2];
+    List<String> usersValues(String key, Path home) throws IOException {
+        List<String> values = new ArrayList<>();
+        Set<String> read = new HashSet<>();
+        for (String scope : List.of("--system", "--global")) {
+            collect(List.of("config", scope, "--no-includes", "--show-origin", "--list", "-z"), key, home, values, read, 0);
+        }
+        return values;
+    }
+
+    private void collect(List<String> args, String key, Path home, List<String> values, Set<String> read, int depth)
+            throws IOException {
+        String listing;
+        try {
+            listing = git(new byte[0], false, args.toArray(String[]::new));
+        } catch (Unreadable missingOrRefused) {
+            return;
+        }
+        // --show-origin -z: "file:<path>\0<key>\n<value>\0" for each entry.
+        String[] pieces = listing.split("\0");
+        for (int i = 0; i + 1 < pieces.length; i += 2) {
+            String origin = pieces[i];
+            int newline = pieces[i + 1].indexOf('\n');
+            String name = (newline < 0 ? pieces[i + 1] : pieces[i + 1].substring(0, newline)).toLowerCase(java.util.Locale.ROOT);
+            String value = newline < 0 ? "" : pieces[i + 1].substring(newline + 1);
+            if (name.equals(key.toLowerCase(java.util.Locale.ROOT))) {
+                values.add(value);
+            } else if ((name.equals("include.path") || name.startsWith("includeif.") && name.endsWith(".path"))
+                    && origin.startsWith("file:") && depth < MAX_INCLUDE_DEPTH) {
+                Path included = included(Path.of(origin.substring("file:".length())).getParent(), value, home);
+                if (included != null && read.add(included.toString())) {
+                    collect(List.of("config", "--file", included.toString(), "--no-includes", "--show-origin", "--list", "-z"),
+                            key, home, values, read, depth + 1);
                 }
-            } catch (Unreadable notSetOrRefused) {
-                // exit 1: not set in this scope
             }
         }
-        return null;
+    }
+
+    /** An include's path as git takes it: {@code ~/} from the home, a relative one from the including file's directory. */
+    private static Path included(Path base, String value, Path home) {
+        try {
+            if (value.startsWith("~/")) {
+                return home == null ? null : home.resolve(value.substring(2));
+            }
+            return value.isEmpty() || value.startsWith("~") || base == null ? null : base.resolve(value);
+        } catch (java.nio.file.InvalidPathException e) {
+            return null;
+        }
     }
 
     /**

@@ -53,8 +53,7 @@ public final class TreeAudit {
     private static final String SEQUENCER_OPTIONS = "sequencer/opts";
     /** git's own merge strategies: any other is a program, {@code git-merge-<name>}. */
     private static final Set<String> GIT_STRATEGIES = Set.of("ort", "recursive", "resolve", "octopus", "ours", "subtree");
-    /** git's own bound on nested includes (config.c, MAX_INCLUDE_DEPTH). */
-    private static final int MAX_INCLUDE_DEPTH = 10;
+    private static final int MAX_INCLUDE_DEPTH = GitConfigFile.MAX_INCLUDE_DEPTH;
 
     private final Path root;
     private final Workspace files;
@@ -63,11 +62,12 @@ public final class TreeAudit {
     private final Path home;
     private final Set<Finding> findings = new HashSet<>();
     /**
-     * The core.hooksPath your own git configuration gives every repository that sets none; null
-     * when it gives none. Relative, it is taken from the top of each work tree, which a command
-     * may create with its hooks in it.
+     * Every core.hooksPath your own git configuration may give a repository (an includeIf's
+     * counted as if its condition held). Relative, one is taken from the top of each work tree,
+     * which a command may create with its hooks in it. Each is audited in every repository, even
+     * one that sets its own: that setting may sit in an includeIf whose condition never holds.
      */
-    private String usersHooksPath;
+    private List<String> usersHooksPaths = List.of();
     /**
      * Git directories and config files read, each with the work tree it was reached from (relative
      * paths in it depend on that).
@@ -98,7 +98,7 @@ public final class TreeAudit {
         try (Workspace files = Workspace.open(tree)) {
             TreeAudit audit = new TreeAudit(files.root(), files, git, home);
             try {
-                audit.usersHooksPath = git.usersValue("core.hooksPath");
+                audit.usersHooksPaths = git.usersValues("core.hooksPath", home);
             } catch (IOException e) {
                 audit.findings.add(new Finding("(your git config)", "(not audited)", "core.hooksPath: " + e.getMessage()));
             }
@@ -420,8 +420,8 @@ public final class TreeAudit {
 
         void auditHooksPaths() throws IOException {
             boolean runsFromAnywhere = workTree == null || !movedTo.isEmpty();
-            List<Finding> settings = !hooksPaths.isEmpty() || usersHooksPath == null ? hooksPaths
-                    : List.of(new Finding(relative(gitDir), "core.hooksPath of your git config", usersHooksPath));
+            List<Finding> settings = new ArrayList<>(hooksPaths);
+            usersHooksPaths.forEach(path -> settings.add(new Finding(relative(gitDir), "core.hooksPath of your git config", path)));
             for (Finding setting : settings) {
                 String value = setting.command();
                 if (runsFromAnywhere && !value.startsWith("/") && !value.startsWith("~")) {

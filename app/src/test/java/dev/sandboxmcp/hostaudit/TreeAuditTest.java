@@ -33,7 +33,24 @@ class TreeAuditTest {
     }
 
     static List<Finding> audit(Path tree) throws IOException {
-        return TreeAudit.run(tree, "git").findings();
+        return TreeAudit.run(tree, ISOLATED_GIT.toString()).findings();
+    }
+
+    /** git with a home of its own, empty, and no system config: whoever runs the tests, their own git config plays no part. */
+    static final Path ISOLATED_GIT = gitAs(null);
+
+    /** A program that runs git with {@code home} (a fresh empty one when null) and no system config. */
+    static Path gitAs(Path home) {
+        try {
+            Path dir = Files.createTempDirectory("git-as");
+            Path own = home != null ? home : Files.createDirectories(dir.resolve("home"));
+            Path script = Files.writeString(dir.resolve("git"), "#!/bin/sh\nHOME='" + own + "' XDG_CONFIG_HOME='"
+                    + own.resolve(".config") + "' GIT_CONFIG_NOSYSTEM=1 exec git \"$@\"\n");
+            Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+            return script;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
@@ -536,34 +553,40 @@ class TreeAuditTest {
 
     /**
      * Your own ~/.gitconfig's relative core.hooksPath is taken from the top of every work tree:
-     * a repository a command makes, with hooks there, runs them on your git commit. They are
-     * found in each repository that sets no hooks path of its own, and not in one that does.
+     * a repository a command makes, with hooks there, runs them on your git commit. One set
+     * through an includeIf counts too (which repository it applies to is not known here), and
+     * each is audited in every repository, even one that sets its own (which may sit in an
+     * includeIf that never holds).
      */
     @Test
-    void theHooksPathOfYourOwnGitConfigIsAuditedInEveryRepositoryThatSetsNone() throws Exception {
+    void theHooksPathsOfYourOwnGitConfigAreAuditedInEveryRepository() throws Exception {
         Path home = Files.createDirectories(temp.resolve("home"));
-        Files.writeString(home.resolve(".gitconfig"), "[core]\n\thooksPath = .githooks\n");
-        Path gitAsYou = Files.writeString(temp.resolve("git-as-you"), "#!/bin/sh\nHOME='" + home + "' XDG_CONFIG_HOME='"
-                + home.resolve(".config") + "' exec git \"$@\"\n");
-        Files.setPosixFilePermissions(gitAsYou, PosixFilePermissions.fromString("rwx------"));
+        Files.writeString(home.resolve(".gitconfig"), "[core]\n\thooksPath = .githooks\n"
+                + "[includeIf \"gitdir:~/work/\"]\n\tpath = work.inc\n");
+        Files.writeString(home.resolve("work.inc"), "[core]\n\thooksPath = .workhooks\n");
+        Path gitAsYou = gitAs(home);
         Path tree = tree();
         String hook = "#!/bin/sh\nid\n";
         for (String name : List.of("planted", "own")) {
             Path repo = initRepo(tree, name);
-            Path planted = Files.createDirectories(repo.resolve(".githooks")).resolve("pre-commit");
-            Files.writeString(planted, hook);
-            Files.setPosixFilePermissions(planted, PosixFilePermissions.fromString("rwxr-xr-x"));
+            for (String hooks : List.of(".githooks", ".workhooks")) {
+                Path planted = Files.createDirectories(repo.resolve(hooks)).resolve("pre-commit");
+                Files.writeString(planted, hook);
+                Files.setPosixFilePermissions(planted, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
         }
         git(tree.resolve("own"), "config", "core.hooksPath", "elsewhere");
         initRepo(tree, "none");
 
         List<Finding> findings = TreeAudit.run(tree, gitAsYou.toString(), home).findings();
+        String digest = "executable, sha256 " + sha256Prefix(hook);
         assertThat(findings).contains(
-                new Finding("planted/.githooks/pre-commit", "hook (core.hooksPath)", "executable, sha256 " + sha256Prefix(hook)),
+                new Finding("planted/.githooks/pre-commit", "hook (core.hooksPath)", digest),
+                new Finding("planted/.workhooks/pre-commit", "hook (core.hooksPath)", digest),
+                new Finding("own/.githooks/pre-commit", "hook (core.hooksPath)", digest),
                 new Finding("none/.git", "core.hooksPath of your git config target",
                         "none/.githooks (does not exist: whoever creates it decides what git reads there)"));
-        assertThat(findings).noneMatch(finding -> finding.file().startsWith("own/.githooks"));
-        assertThat(audit(tree)).as("without that config").noneMatch(finding -> finding.file().contains(".githooks"));
+        assertThat(audit(tree)).as("without that config").noneMatch(finding -> finding.file().contains("hooks/"));
     }
 
     /**
