@@ -177,7 +177,17 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
     return 0
   fi
   pin "$gitdir"
-  [[ -n $root ]] || if [[ ${gitdir##*/} == .git ]]; then root=$(dirname -- "$gitdir"); else root=$gitdir; fi
+  if [[ -z $root ]]; then
+    if [[ ${gitdir##*/} == .git ]]; then
+      root=$(dirname -- "$gitdir")
+    elif root=$(GIT_CONFIG_NOSYSTEM=1 git config --file "$gitdir/config" --no-includes core.worktree 2>/dev/null) && [[ -n $root ]]; then
+      # A submodule's git directory (under modules/) names its work tree, relative to itself.
+      [[ $root == /* ]] || root=$gitdir/$root
+      root=$(realpath -m -- "$root")
+    else
+      root=$gitdir
+    fi
+  fi
   local hooks target
   for hooks in "${global_hooks[@]}"; do
     target=$(realpath -m -- "$root/$hooks")
@@ -233,9 +243,13 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
 # The host user's own configuration (global and system) may include, or take hooks from, a file in
 # the workspace: an include relative to the directory of the file that names it (~ for
 # ~/.gitconfig), a hooks path relative to the top of each work tree, so that every repository
-# found gets it (protect, below).
+# found gets it (protect, below). Every include and includeIf is followed, as if its condition
+# held, wherever it leads (a file outside the workspace is read, not mounted), to git's depth.
 global_hooks=()
-for scope in --global --system; do
+declare -A user_read=()
+user_config() { # user_config DEPTH git-config-arguments...
+  local depth=$1 origin record key value target
+  shift
   while IFS= read -r -d '' origin && IFS= read -r -d '' record; do
     [[ $record == *$'\n'* ]] || continue
     key=${record%%$'\n'*}
@@ -255,10 +269,19 @@ for scope in --global --system; do
       value=$(dirname -- "${origin#file:}")/$value
     fi
     target=$(realpath -m -- "$value")
-    if ! inside "$target" || [[ $target == "$workspace" ]]; then continue; fi
-    if [[ $key == core.hookspath ]]; then ensure_dir "$target"; else ensure_file "$target" && named_by "$target" "$workspace"; fi
-  done < <(git config "$scope" --show-origin -z --get-regexp '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
-done
+    if [[ $key == core.hookspath ]]; then
+      if inside "$target" && [[ $target != "$workspace" ]]; then ensure_dir "$target"; fi
+      continue
+    fi
+    if inside "$target" && [[ $target != "$workspace" ]]; then ensure_file "$target" || continue; fi
+    if ((depth < 10)) && [[ -f $target && -z ${user_read[$target]:-} ]]; then
+      user_read[$target]=1
+      user_config "$((depth + 1))" --file "$target"
+    fi
+  done < <(git config "$@" --no-includes --show-origin -z --get-regexp '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
+}
+user_config 0 --global
+user_config 0 --system
 
 prune=()
 for name in "${skipped[@]}"; do prune+=(-name "$name" -o); done

@@ -173,17 +173,25 @@ class ProtectGitScriptTest {
     void relativeIncludesAndHooksPathOfTheUsersOwnConfigAreHeldReadOnly() throws Exception {
         Path home = Files.createDirectories(temp.resolve("home"));
         Path ws = Files.createDirectories(home.resolve("ws"));
-        Files.writeString(home.resolve(".gitconfig"), "[include]\n\tpath = ws/dotfiles/gitconfig\n[core]\n\thooksPath = .githooks\n");
+        Files.writeString(home.resolve(".gitconfig"), "[include]\n\tpath = ws/dotfiles/gitconfig\n[core]\n\thooksPath = .githooks\n"
+                + "[includeIf \"gitdir:~/ws/work/\"]\n\tpath = work.inc\n");
+        // Outside the workspace, behind a condition: read, not mounted, and its hooks path held in every repository.
+        Files.writeString(home.resolve("work.inc"), "[core]\n\thooksPath = .workhooks\n");
         Files.createDirectories(ws.resolve("dotfiles"));
-        Files.writeString(ws.resolve("dotfiles/gitconfig"), "[include]\n\tpath = more.inc\n");
-        for (String name : List.of("a", "deep/b")) {
+        Files.writeString(ws.resolve("dotfiles/gitconfig"), "[include]\n\tpath = more.inc\n[core]\n\thooksPath = .dothooks\n");
+        for (String name : List.of("a", "deep/b", "sub")) {
             git(Files.createDirectories(ws.resolve(name)), "init", "-q");
         }
+        git(ws.resolve("sub"), "commit", "-q", "--allow-empty", "-m", "first");
+        git(ws.resolve("a"), "submodule", "add", "-q", "../sub", "zsub");
+        Map<String, String> env = Map.of("HOME", home.toString(), "XDG_CONFIG_HOME", home.resolve(".config").toString());
 
-        List<String> ro = readOnlyTargets(generate(ws, Map.of("HOME", home.toString(), "XDG_CONFIG_HOME", home.resolve(".config")
-                .toString())));
+        List<String> ro = readOnlyTargets(generate(ws, env));
         assertThat(ro).contains("/workspace/dotfiles/gitconfig", "/workspace/dotfiles/more.inc", "/workspace/a/.githooks",
-                "/workspace/deep/b/.githooks");
+                "/workspace/deep/b/.githooks", "/workspace/a/.workhooks", "/workspace/a/.dothooks",
+                "/workspace/a/zsub/.githooks");
+        assertThat(ro).noneMatch(target -> target.startsWith("/workspace/a/.git/modules/zsub/.") && target.endsWith("hooks"))
+                .doesNotContain("/workspace/.dothooks");
         assertThat(ws.resolve("a/.githooks")).isEmptyDirectory();
         assertThat(ws.resolve("dotfiles/more.inc")).isEmptyFile();
     }
