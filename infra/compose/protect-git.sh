@@ -68,6 +68,7 @@ ro() { # ro PATH: mounted read-only over itself (a directory pinned on the way s
 
 pin() { # every directory from below the workspace down to $1, mounted on itself
   local dir=$1
+  [[ $dir != *$'\n'* ]] || return 0 # never a mount: a newline would break the YAML line
   while [[ $dir != "$workspace" && -z ${pinned[$dir]:-} ]]; do
     pinned[$dir]=1
     dir=$(dirname -- "$dir")
@@ -87,6 +88,7 @@ read_pointer() {
 # A file git would read if it existed: created empty (or with CONTENT) on the host first, so that a
 # read-only mount can hold it and no command can create it later. ensure_file PATH [CONTENT]
 ensure_file() {
+  [[ $1 != *$'\n'* ]] || { note "not protected (a newline in its path): $1"; return 1; }
   if [[ -L $1 || (-e $1 && ! -f $1) ]]; then
     note "not protected (not a regular file): $1"
     return 1
@@ -106,6 +108,7 @@ ensure_file() {
 }
 
 ensure_dir() {
+  [[ $1 != *$'\n'* ]] || { note "not protected (a newline in its path): $1"; return 1; }
   if [[ -L $1 || (-e $1 && ! -d $1) ]]; then
     note "not protected (not a directory): $1"
     return 1
@@ -139,7 +142,7 @@ named_by() {
       target=$(realpath -m -- "$value")
       if inside "$target" && [[ $target != "$workspace" ]]; then
         [[ -e $target ]] || note "created empty, read-only from the sandbox ($key of $config): $target"
-        ensure_dir "$target"
+        ensure_dir "$target" || true
       fi
     else
       [[ $value == /* ]] || value=$(dirname -- "$config")/$value
@@ -180,7 +183,9 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
   if [[ -z $root ]]; then
     if [[ ${gitdir##*/} == .git ]]; then
       root=$(dirname -- "$gitdir")
-    elif root=$(GIT_CONFIG_NOSYSTEM=1 git config --file "$gitdir/config" --no-includes core.worktree 2>/dev/null) && [[ -n $root ]]; then
+    elif [[ -f $gitdir/config && ! -L $gitdir/config ]] \
+      && root=$(GIT_CONFIG_NOSYSTEM=1 timeout 30 git config --file "$gitdir/config" --no-includes core.worktree 2>/dev/null) \
+      && [[ -n $root ]]; then
       # A submodule's git directory (under modules/) names its work tree, relative to itself.
       [[ $root == /* ]] || root=$gitdir/$root
       root=$(realpath -m -- "$root")
@@ -193,7 +198,7 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
     target=$(realpath -m -- "$root/$hooks")
     if inside "$target" && [[ $target != "$workspace" ]]; then
       [[ -e $target ]] || note "created empty, read-only from the sandbox (core.hooksPath of your git config): $target"
-      ensure_dir "$target"
+      ensure_dir "$target" || true
     fi
   done
   # A commondir makes git read the config and hooks of the directory it names. A worktree's own
@@ -247,9 +252,9 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
 # held, wherever it leads (a file outside the workspace is read, not mounted), to git's depth.
 global_hooks=()
 declare -A user_read=()
-user_config() { # user_config DEPTH git-config-arguments...
-  local depth=$1 origin record key value target
-  shift
+user_next=()
+user_config() { # user_config git-config-arguments...: one file's settings; its includes go to user_next
+  local origin record key value target
   while IFS= read -r -d '' origin && IFS= read -r -d '' record; do
     [[ $record == *$'\n'* ]] || continue
     key=${record%%$'\n'*}
@@ -270,18 +275,26 @@ user_config() { # user_config DEPTH git-config-arguments...
     fi
     target=$(realpath -m -- "$value")
     if [[ $key == core.hookspath ]]; then
-      if inside "$target" && [[ $target != "$workspace" ]]; then ensure_dir "$target"; fi
+      if inside "$target" && [[ $target != "$workspace" ]]; then ensure_dir "$target" || true; fi
       continue
     fi
     if inside "$target" && [[ $target != "$workspace" ]]; then ensure_file "$target" || continue; fi
-    if ((depth < 10)) && [[ -f $target && -z ${user_read[$target]:-} ]]; then
+    if [[ -f $target && ! -L $target && -z ${user_read[$target]:-} ]] && ((${#user_read[@]} < 64)); then
       user_read[$target]=1
-      user_config "$((depth + 1))" --file "$target"
+      user_next+=("$target")
     fi
-  done < <(git config "$@" --no-includes --show-origin -z --get-regexp '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
+  done < <(timeout 30 git config "$@" --no-includes --show-origin -z --get-regexp \
+             '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
 }
-user_config 0 --global
-user_config 0 --system
+# Breadth first, each file once at the shallowest depth it is reached at (as git's depth of 10
+# counts along each chain, a long chain to a file must not hide what a short one reaches).
+user_config --global
+user_config --system
+for ((include_depth = 1; include_depth <= 10 && ${#user_next[@]} > 0; include_depth++)); do
+  user_level=("${user_next[@]}")
+  user_next=()
+  for user_file in "${user_level[@]}"; do user_config --file "$user_file"; done
+done
 
 prune=()
 for name in "${skipped[@]}"; do prune+=(-name "$name" -o); done
@@ -302,7 +315,7 @@ while IFS= read -r -d '' entry; do
     if inside "$target" && [[ ! -e $target ]]; then
       # Named but missing: an empty directory, read-only, so that no command can plant one there.
       note "a .git file names a missing git directory; an empty read-only one holds its place: $entry -> $target"
-      ensure_dir "$target"
+      ensure_dir "$target" || true
       continue
     fi
     protect "$gitdir" "$(dirname -- "$entry")"
@@ -311,6 +324,7 @@ done < <(find "$workspace" -maxdepth "$((depth + 1))" -type d \( "${prune[@]}" -
 
 add_mount() { # add_mount HOST_PATH MODE(ro|rw)
   local host=$1 target=$target_root${1#"$workspace"}
+  [[ $host != *$'\n'* ]] || return 0 # ro and pin refuse these already: one YAML line per mount
   mounts+=("      - {type: bind, source: $(quote "$host"), target: $(quote "$target"), read_only: $([[ $2 == ro ]] && echo true || echo false)}")
 }
 for path in "${!readonly[@]}"; do add_mount "$path" ro; done

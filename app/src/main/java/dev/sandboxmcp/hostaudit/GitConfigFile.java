@@ -43,6 +43,8 @@ final class GitConfigFile {
     static final long DEFAULT_TIMEOUT_MILLIS = 30_000;
     /** git's own bound on nested includes (config.c, MAX_INCLUDE_DEPTH). */
     static final int MAX_INCLUDE_DEPTH = 10;
+    /** The most of the user's included config files {@link #usersValues} reads: each costs a run of git. */
+    static final int MAX_USER_FILES = 64;
     private static final int MAX_LISTING_BYTES = 64 * 1024 * 1024;
     private static final int MAX_STDERR_BYTES = 64 * 1024;
 
@@ -65,28 +67,45 @@ final class GitConfigFile {
     /**
      * Every value of {@code key} the host user's own configuration (system and global) may give a
      * repository: each file's settings, and each include's and includeIf's, followed as if its
-     * condition held (which repository it applies to is not known here), up to git's depth.
-     * {@code home}: for {@code ~/} in include paths; null when unknown. A file git refuses is
-     * skipped (git on the host refuses to run with it as well).
+     * condition held (which repository it applies to is not known here), to git's depth. Breadth
+     * first, each file read once (by its real path) at the shallowest depth it is reached at, so
+     * that no long chain to a file hides what a short one reaches; at most {@link #MAX_USER_FILES}
+     * files. {@code home}: for {@code ~/} in include paths; null when unknown. A file git refuses
+     * is skipped (git on the host refuses to run with it as well); empty values are left out.
      */
     List<String> usersValues(String key, Path home) throws IOException {
-        List<String> values = new ArrayList<>();
-        Set<String> read = new HashSet<>();
-        for (String scope : List.of("--system", "--global")) {
-            collect(List.of("config", scope, "--no-includes", "--show-origin", "--list", "-z"), key, home, values, read, 0);
+        Set<String> values = new java.util.LinkedHashSet<>();
+        Set<Path> read = new HashSet<>();
+        java.util.ArrayDeque<List<String>> next = new java.util.ArrayDeque<>();
+        next.add(List.of("config", "--system"));
+        next.add(List.of("config", "--global"));
+        for (int depth = 0; depth <= MAX_INCLUDE_DEPTH && !next.isEmpty(); depth++) {
+            java.util.ArrayDeque<List<String>> level = next;
+            next = new java.util.ArrayDeque<>();
+            for (List<String> source : level) {
+                for (Path included : entries(source, key, home, values)) {
+                    Path real = realFile(included);
+                    if (real != null && read.size() < MAX_USER_FILES && read.add(real)) {
+                        next.add(List.of("config", "--file", real.toString()));
+                    }
+                }
+            }
         }
-        return values;
+        return List.copyOf(values);
     }
 
-    private void collect(List<String> args, String key, Path home, List<String> values, Set<String> read, int depth)
-            throws IOException {
+    /** Adds {@code source}'s values of {@code key} to {@code values}; returns the files it includes. */
+    private List<Path> entries(List<String> source, String key, Path home, Set<String> values) throws IOException {
+        List<String> args = new ArrayList<>(source);
+        args.addAll(List.of("--no-includes", "--show-origin", "--list", "-z"));
         String listing;
         try {
             listing = git(new byte[0], false, args.toArray(String[]::new));
         } catch (Unreadable missingOrRefused) {
-            return;
+            return List.of();
         }
-        // --show-origin -z: "file:<path>\0<key>\n<value>\0" for each entry.
+        List<Path> includes = new ArrayList<>();
+        // --show-origin -z: "file:<path>\0<key>\n<value>\0" for each entry ("<key>\0" for a bare one).
         String[] pieces = listing.split("\0");
         for (int i = 0; i + 1 < pieces.length; i += 2) {
             String origin = pieces[i];
@@ -94,15 +113,27 @@ final class GitConfigFile {
             String name = (newline < 0 ? pieces[i + 1] : pieces[i + 1].substring(0, newline)).toLowerCase(java.util.Locale.ROOT);
             String value = newline < 0 ? "" : pieces[i + 1].substring(newline + 1);
             if (name.equals(key.toLowerCase(java.util.Locale.ROOT))) {
-                values.add(value);
+                if (!value.isEmpty()) {
+                    values.add(value);
+                }
             } else if ((name.equals("include.path") || name.startsWith("includeif.") && name.endsWith(".path"))
-                    && origin.startsWith("file:") && depth < MAX_INCLUDE_DEPTH) {
+                    && origin.startsWith("file:")) {
                 Path included = included(Path.of(origin.substring("file:".length())).getParent(), value, home);
-                if (included != null && read.add(included.toString())) {
-                    collect(List.of("config", "--file", included.toString(), "--no-includes", "--show-origin", "--list", "-z"),
-                            key, home, values, read, depth + 1);
+                if (included != null) {
+                    includes.add(included);
                 }
             }
+        }
+        return includes;
+    }
+
+    /** The real path of {@code file} when it is a regular file (never a FIFO, which git would wait on); null otherwise. */
+    private static Path realFile(Path file) {
+        try {
+            Path real = file.toRealPath();
+            return java.nio.file.Files.isRegularFile(real) ? real : null;
+        } catch (IOException | SecurityException missing) {
+            return null;
         }
     }
 

@@ -590,6 +590,42 @@ class TreeAuditTest {
     }
 
     /**
+     * The user's includes, as a command in the workspace might shape them: a long chain (each
+     * link behind a condition that never holds, so the host's git works on) that reaches a file
+     * first at git's depth, where its own include would be dropped, before a direct include
+     * reaches it; and a file that includes itself under many spellings, which depth-first
+     * reading by the path as written made into k to the 10th runs of git. Read breadth first, by
+     * real path, each file once: the hooks path behind the direct include is found, at once.
+     */
+    @Test
+    void yourConfigsIncludesAreReadBreadthFirstOnceEach() throws Exception {
+        Path home = Files.createDirectories(temp.resolve("home"));
+        Path chain = Files.createDirectories(home.resolve("ws/dot"));
+        StringBuilder gitconfig = new StringBuilder("[include]\n\tpath = ws/dot/a1\n\tpath = ws/dot/self\n"
+                + "\tpath = .gitconfig-work\n");
+        for (int i = 1; i <= 9; i++) {
+            Files.writeString(chain.resolve("a" + i), "[includeIf \"onbranch:never\"]\n\tpath = "
+                    + (i < 9 ? "a" + (i + 1) : "../../.gitconfig-work") + "\n");
+        }
+        Files.writeString(chain.resolve("self"), "[includeIf \"onbranch:never\"]\n\tpath = self\n\tpath = ./self\n"
+                + "\tpath = ../dot/self\n\tpath = .//self\n");
+        Files.writeString(home.resolve(".gitconfig-work"), "[include]\n\tpath = .gitconfig-hooks\n");
+        Files.writeString(home.resolve(".gitconfig-hooks"), "[core]\n\thooksPath = .githooks\n");
+        Files.writeString(home.resolve(".gitconfig"), gitconfig);
+
+        Path runs = temp.resolve("runs");
+        Path counted = Files.writeString(temp.resolve("git-counted"), "#!/bin/sh\necho run >> '" + runs + "'\nexec '"
+                + gitAs(home) + "' \"$@\"\n");
+        Files.setPosixFilePermissions(counted, PosixFilePermissions.fromString("rwx------"));
+        List<String> paths = new GitConfigFile(counted.toString()).usersValues("core.hooksPath", home);
+        long count = Files.readAllLines(runs).size();
+        System.out.println("the user's hooks paths, in " + count + " runs of git: " + paths);
+        assertThat(paths).containsExactly(".githooks");
+        // system, global, and the 12 files (a1 to a9, self, the two in the home): one run each.
+        assertThat(count).isEqualTo(14);
+    }
+
+    /**
      * A part of a repository the audit cannot read (its hooks path, made unreadable) is reported
      * as not audited, and hides nothing else: before, the hooks path's error ended the whole
      * audit, every finding lost, this repository's own core.fsmonitor among them.

@@ -148,6 +148,44 @@ class ProtectGitScriptTest {
     }
 
     /**
+     * Your config's includes read breadth first, each file once: a long chain of includes (each
+     * behind a condition that never holds) reaching a file at git's depth, where its own include
+     * would be dropped, does not hide the hooks path a direct include of the same file reaches.
+     */
+    @Test
+    void aLongChainOfIncludesHidesNoHooksPath() throws Exception {
+        Path home = Files.createDirectories(temp.resolve("home"));
+        Path ws = Files.createDirectories(home.resolve("ws"));
+        Path chain = Files.createDirectories(ws.resolve("dot"));
+        for (int i = 1; i <= 9; i++) {
+            Files.writeString(chain.resolve("a" + i), "[includeIf \"onbranch:never\"]\n\tpath = "
+                    + (i < 9 ? "a" + (i + 1) : "../../.gitconfig-work") + "\n");
+        }
+        Files.writeString(home.resolve(".gitconfig-work"), "[include]\n\tpath = .gitconfig-hooks\n");
+        Files.writeString(home.resolve(".gitconfig-hooks"), "[core]\n\thooksPath = .githooks\n");
+        Files.writeString(home.resolve(".gitconfig"), "[include]\n\tpath = ws/dot/a1\n\tpath = .gitconfig-work\n");
+        git(Files.createDirectories(ws.resolve("a")), "init", "-q");
+        List<String> ro = readOnlyTargets(generate(ws, Map.of("HOME", home.toString(), "XDG_CONFIG_HOME",
+                home.resolve(".config").toString())));
+        assertThat(ro).contains("/workspace/a/.githooks", "/workspace/dot/a1", "/workspace/dot/a9");
+    }
+
+    /**
+     * A hooks path with newlines, shaped as a mount line: the override stays one YAML line per
+     * mount (it parses, in generate), and that path is named, not mounted.
+     */
+    @Test
+    void aPathWithANewlineNeverBecomesAMountLine() throws Exception {
+        Path ws = Files.createDirectories(temp.resolve("ws"));
+        Path repo = Files.createDirectories(ws.resolve("repo"));
+        git(repo, "init", "-q");
+        git(repo, "config", "core.hooksPath", "x\n      - {type: bind, source: /, target: /host, read_only: false}\ny");
+        List<Mount> mounts = generate(ws, Map.of());
+        assertThat(mounts).noneMatch(mount -> mount.target().equals("/host") || mount.source().equals("/"));
+        assertThat(printed).contains("a newline in its path");
+    }
+
+    /**
      * A config hard-linked to a name in the work tree (made before make up, in a repository
      * created since the last one): the mount holds the config's name, not the other one, so
      * the script says so.
