@@ -88,17 +88,28 @@ final class RawTls implements AutoCloseable {
         Response bare = new Response(Integer.parseInt(head.substring(9, 12)), head, "");
         String length = bare.header("Content-Length");
         byte[] body;
-        if ("chunked".equalsIgnoreCase(bare.header("Transfer-Encoding"))) {
-            ByteArrayOutputStream chunks = new ByteArrayOutputStream();
-            for (int size; (size = Integer.parseInt(readLine().split(";")[0].strip(), 16)) > 0; readLine()) {
-                chunks.write(in.readNBytes(size));
+        try {
+            if ("chunked".equalsIgnoreCase(bare.header("Transfer-Encoding"))) {
+                ByteArrayOutputStream chunks = new ByteArrayOutputStream();
+                for (int size; (size = Integer.parseInt(readLine().split(";")[0].strip(), 16)) > 0; readLine()) {
+                    chunks.write(in.readNBytes(size));
+                }
+                readLine();
+                body = chunks.toByteArray();
+            } else {
+                body = length == null ? new byte[0] : in.readNBytes(Integer.parseInt(length));
             }
-            readLine();
-            body = chunks.toByteArray();
-        } else {
-            body = length == null ? new byte[0] : in.readNBytes(Integer.parseInt(length));
+        } catch (IOException e) {
+            throw new CutOff(head, e);
         }
         return new Response(bare.status(), head, new String(body, StandardCharsets.UTF_8));
+    }
+
+    /** An answer whose head came and whose body was cut off. */
+    static final class CutOff extends IOException {
+        CutOff(String head, IOException cause) {
+            super("answer cut off after its head (" + head.lines().findFirst().orElse("") + "): " + cause.getMessage(), cause);
+        }
     }
 
     private String readHead() throws IOException {
