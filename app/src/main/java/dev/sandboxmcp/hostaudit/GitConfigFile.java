@@ -118,7 +118,7 @@ final class GitConfigFile {
                 }
             } else if ((name.equals("include.path") || name.startsWith("includeif.") && name.endsWith(".path"))
                     && origin.startsWith("file:")) {
-                Path included = included(Path.of(origin.substring("file:".length())).getParent(), value, home);
+                Path included = expanded(Path.of(origin.substring("file:".length())).getParent(), value, home);
                 if (included != null) {
                     includes.add(included);
                 }
@@ -137,13 +137,23 @@ final class GitConfigFile {
         }
     }
 
-    /** An include's path as git takes it: {@code ~/} from the home, a relative one from the including file's directory. */
-    private static Path included(Path base, String value, Path home) {
-        try {
-            if (value.startsWith("~/")) {
-                return home == null ? null : home.resolve(value.substring(2));
+    /**
+     * A config value's path ({@code ~} and {@code ~/} expanded from {@code home} as git does)
+     * joined to {@code base} as git joins it: {@code ..} is left for the kernel, which takes it
+     * after following the link before it. Null when it names nothing the audit can look at.
+     */
+    static Path expanded(Path base, String value, Path home) {
+        String path = value;
+        if (path.equals("~") || path.startsWith("~/")) {
+            if (home == null) {
+                return null;
             }
-            return value.isEmpty() || value.startsWith("~") || base == null ? null : base.resolve(value);
+            path = home + path.substring(1);
+        } else if (path.isEmpty() || path.startsWith("~") || path.startsWith("%(prefix)/")) {
+            return null;
+        }
+        try {
+            return base == null ? null : base.resolve(path);
         } catch (java.nio.file.InvalidPathException e) {
             return null;
         }

@@ -581,26 +581,9 @@ public final class TreeAudit {
         }
     }
 
-    /**
-     * A config value's path ({@code ~/} expanded as git does) joined to {@code base} as git joins
-     * it: {@code ..} is left for the kernel, which takes it after following the link before it.
-     * Null when it names nothing the audit can look at.
-     */
+    /** {@link GitConfigFile#expanded} with this audit's home. */
     private Path expanded(Path base, String value) {
-        String path = value;
-        if (path.equals("~") || path.startsWith("~/")) {
-            if (home == null) {
-                return null;
-            }
-            path = home + path.substring(1);
-        } else if (path.isEmpty() || path.startsWith("~") || path.startsWith("%(prefix)/")) {
-            return null;
-        }
-        try {
-            return base.resolve(path);
-        } catch (InvalidPathException e) {
-            return null;
-        }
+        return GitConfigFile.expanded(base, value, home);
     }
 
     /**
