@@ -56,21 +56,26 @@ final class WordedJsonMapper implements McpJsonMapper {
         return new Mismatch("a value in the message does not have the type its field takes" + (where.isEmpty() ? "" : ": " + where));
     }
 
-    /** Jackson's exception, or one that wraps it (the SDK's adapter wraps a conversion's in IllegalArgumentException). */
-    private static RuntimeException worded(RuntimeException e) {
+    /**
+     * The {@link Mismatch} for a Jackson error that is {@code e} or one of its causes (the SDK's
+     * adapter wraps a conversion's in an IllegalArgumentException, a reading's in an
+     * IOException); null when there is none.
+     */
+    private static Mismatch mismatchIn(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof JacksonException jackson) {
                 return mismatch(jackson);
             }
         }
-        return e;
+        return null;
     }
 
     private static <T> T worded(Supplier<T> call) {
         try {
             return call.get();
         } catch (RuntimeException e) {
-            throw worded(e);
+            Mismatch mismatch = mismatchIn(e);
+            throw mismatch != null ? mismatch : e;
         }
     }
 
@@ -81,11 +86,9 @@ final class WordedJsonMapper implements McpJsonMapper {
     private static <T> T wordedReading(Reading<T> call) throws IOException {
         try {
             return call.read();
-        } catch (RuntimeException e) {
-            throw worded(e);
-        } catch (IOException e) {
-            // The SDK's adapter wraps a reading's Jackson error in an IOException.
-            if (worded(new RuntimeException(e)) instanceof Mismatch mismatch) {
+        } catch (RuntimeException | IOException e) {
+            Mismatch mismatch = mismatchIn(e);
+            if (mismatch != null) {
                 throw mismatch;
             }
             throw e;
