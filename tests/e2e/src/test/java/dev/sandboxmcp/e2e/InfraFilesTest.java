@@ -107,6 +107,33 @@ class InfraFilesTest {
     }
 
     @Test
+    void makeUpStopsTheOldRunnerBeforeItChecksTheRepositories() throws Exception {
+        // A runner left running could swap a path protect-git.sh has checked for a link or a FIFO
+        // before compose mounts it (a bind mount follows a link on the host). make's dry run
+        // prints the recipe in the order it runs; the images and the token are taken as made.
+        Commands.Result dryRun = Commands.run(List.of("make", "--no-print-directory", "-n", "-o", "image", "-o", "token",
+                "up"), Map.of(), Repo.root(), 60);
+        assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
+        List<String> lines = dryRun.output().lines().toList();
+        int stop = indexOf(lines, " stop runner");
+        int protect = indexOf(lines, "infra/compose/protect-git.sh ");
+        int start = indexOf(lines, " up -d ");
+        assertThat(stop).as(dryRun.output()).isNotNegative().isLessThan(protect);
+        assertThat(protect).isLessThan(start);
+        assertThat(lines.get(stop)).as("the runner of a deployment with egress too")
+                .contains("-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml");
+    }
+
+    private static int indexOf(List<String> lines, String part) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(part)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Test
     void theToolchainTableOfTheDocsIsTheScripts() throws Exception {
         // infra/image/toolchain-env.sh holds the list; docs/toolchains.md shows it, and must agree.
         String script = Repo.path("infra/image/toolchain-env.sh").toString();
