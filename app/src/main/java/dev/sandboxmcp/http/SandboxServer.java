@@ -72,8 +72,7 @@ public final class SandboxServer implements AutoCloseable {
         var capabilities = McpSchema.ServerCapabilities.builder().tools(false).build();
         CallerAddresses callers = new CallerAddresses(config.trustedProxies());
         CancellationFilter cancellations = new CancellationFilter(callers, tools.definitions());
-        // Each live SSE session holds a connection: twice the cap leaves room for ended ones.
-        SessionStartFilter sessionStarts = new SessionStartFilter(2 * config.limits().maxConnections());
+        SessionStartFilter sessionStarts = new SessionStartFilter();
 
         HttpServletStatelessServerTransport streamableTransport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(json)
@@ -142,6 +141,7 @@ public final class SandboxServer implements AutoCloseable {
                     }
                     addFilter(handler, cancellations, messagePath);
                 }
+                addFilter(handler, sessionStarts.streams(), config.path("/sse"));
                 addServlet(handler, streamableTransport, config.path("/mcp"));
                 addServlet(handler, sseTransport, config.path("/sse"), config.path("/message"));
             });

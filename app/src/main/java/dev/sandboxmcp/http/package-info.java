@@ -32,7 +32,8 @@
  *                           413  (more than the whole budget)
  *   SessionStartFilter      400  <base>/message only: anything but the handshake
  *                                from an SSE session not yet initialized (the SDK
- *                                would hold it forever)
+ *                                would hold it forever) or not known; a session
+ *                                is known while its stream on <base>/sse is open
  *   CancellationFilter      202  notifications/cancelled, answered here; registers each
  *                                tools/call so that one (or a dropped request) cancels it
  *     v

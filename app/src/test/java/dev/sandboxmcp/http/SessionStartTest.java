@@ -3,8 +3,11 @@ package dev.sandboxmcp.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sandboxmcp.TestServer;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,16 +23,24 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SessionStartTest {
 
+    static final int CONNECTIONS = 8;
+    static final String PING = "{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"ping\"}";
+
     TestServer server;
+    /** Few connections, and a keep-alive ping every second: a stream whose client left ends within seconds. */
+    TestServer small;
 
     @BeforeAll
     void start(@TempDir Path workspace) throws Exception {
         server = TestServer.start(workspace);
+        small = TestServer.start(workspace, Map.of("MCP_MAX_CONNECTIONS", String.valueOf(CONNECTIONS),
+                "MCP_KEEPALIVE_SECONDS", "1"));
     }
 
     @AfterAll
     void stop() {
         server.close();
+        small.close();
     }
 
     @Test
@@ -64,6 +75,76 @@ class SessionStartTest {
                     .isEqualTo(200);
             assertThat(sse.post(sse.endpoint, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}").statusCode()).isEqualTo(200);
             assertThat(sse.awaitEvent("\"id\":13,")).contains("\"result\"");
+        }
+    }
+
+    @Test
+    void aSessionStaysKnownWhileItsStreamIsOpenHoweverManyOthersComeAndGo() throws Exception {
+        // Sessions were remembered up to twice the connection cap, the least recently used
+        // forgotten first: a token holder's short sessions pushed out a live one, whose every
+        // later request was then refused. Now a session is known as long as its stream is open.
+        try (SseStream kept = initialized()) {
+            int churned = 2 * CONNECTIONS + 4;
+            for (int i = 0; i < churned; i++) {
+                initialized().close();
+            }
+            HttpResponse<String> ping = kept.post(kept.endpoint, PING);
+            assertThat(ping.statusCode()).as("after %d sessions came and went: %s", churned, ping.body()).isEqualTo(200);
+            assertThat(kept.awaitEvent("\"id\":21,")).contains("\"result\"");
+        }
+    }
+
+    @Test
+    void aSessionWhoseStreamEndedIsForgotten() throws Exception {
+        String endpoint;
+        try (SseStream ended = initialized()) {
+            endpoint = ended.endpoint;
+        }
+        // The server learns that the client left when its next keep-alive ping cannot be written.
+        try (SseStream other = initialized()) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            HttpResponse<String> answer;
+            do {
+                Thread.sleep(200);
+                answer = other.post(endpoint, PING);
+            } while (answer.statusCode() != 400 && System.nanoTime() < deadline);
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+            assertThat(answer.body()).contains("its event stream has ended");
+        }
+    }
+
+    /**
+     * An initialized session of the small server. While its connections are all taken (a 503 for
+     * the stream or a message: those of streams whose clients left are closed at the next
+     * keep-alive), tried again with a new stream.
+     */
+    private SseStream initialized() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            String refusal;
+            SseStream stream = null;
+            try {
+                stream = new SseStream(small);
+                if (stream.status() == 200 && stream.endpoint != null) {
+                    stream.initialize();
+                    return stream;
+                }
+                refusal = "the stream's status " + stream.status();
+            } catch (AssertionError refused) {
+                if (!refused.getMessage().contains(": 503 ")) {
+                    throw refused;
+                }
+                refusal = refused.getMessage();
+            } catch (IOException closed) { // a connection over the cap may be closed before its 503 is read
+                refusal = closed.toString();
+            }
+            if (stream != null) {
+                stream.close();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no session within 20 s: " + refusal);
+            }
+            Thread.sleep(100);
         }
     }
 }

@@ -41,7 +41,25 @@ final class SseStream implements AutoCloseable {
                 // the stream is closed when the test ends
             }
         });
-        endpoint = data.poll(5, TimeUnit.SECONDS);
+        endpoint = stream.statusCode() == 200 ? data.poll(5, TimeUnit.SECONDS) : null;
+    }
+
+    /** The stream's HTTP status (503 when the server's connections are all taken). */
+    int status() {
+        return stream.statusCode();
+    }
+
+    /** Sends the handshake, {@code initialize} then {@code notifications/initialized}, and waits for its answer. */
+    void initialize() throws Exception {
+        HttpResponse<String> initialize = post(endpoint, HttpBoundaryTest.INITIALIZE);
+        if (initialize.statusCode() != 200) {
+            throw new AssertionError("initialize: " + initialize.statusCode() + " " + initialize.body());
+        }
+        awaitEvent("\"id\":1,");
+        HttpResponse<String> initialized = post(endpoint, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+        if (initialized.statusCode() != 200) {
+            throw new AssertionError("notifications/initialized: " + initialized.statusCode() + " " + initialized.body());
+        }
     }
 
     /** POSTs {@code body} to {@code endpoint} with the token; 5 s at most. */
@@ -70,5 +88,6 @@ final class SseStream implements AutoCloseable {
     public void close() throws Exception {
         stream.body().close();
         reader.interrupt();
+        http.close();
     }
 }
