@@ -121,6 +121,23 @@ ensure_dir() {
   ro "$1"
 }
 
+# The settings through which a config names another file git reads (keys as git prints them).
+naming='^(include\.path|includeif\..*\.path|core\.hookspath)$'
+# setting RECORD: one record of `git config -z --get-regexp` ("KEY\nVALUE") into the caller's
+# key and value, a leading ~/ taken as git takes it; fails for what is not followed: no value or
+# an empty one, ~user/ and %(prefix)/.
+setting() {
+  [[ $1 == *$'\n'* ]] || return 1
+  key=${1%%$'\n'*}
+  value=${1#*$'\n'}
+  [[ -n $value ]] || return 1
+  # shellcheck disable=SC2088 # git's ~, matched literally
+  case $value in
+    "~/"*) value=$HOME/${value#"~/"} ;;
+    "~"*|"%(prefix)/"*) return 1 ;;
+  esac
+}
+
 # What a protected config names that git reads too: include.path and includeIf.*.path (relative
 # to the config's directory; every condition counted as true) and core.hooksPath (relative to the
 # work tree). Inside the workspace each is mounted read-only, created empty first when missing.
@@ -129,14 +146,7 @@ named_by() {
   local config=$1 root=$2 record key value target
   [[ -f $config && ! -L $config ]] || return 0
   while IFS= read -r -d '' record; do
-    key=${record%%$'\n'*}
-    value=${record#*$'\n'}
-    [[ $record == *$'\n'* && -n $value ]] || continue
-    # shellcheck disable=SC2088 # git's ~, matched literally
-    case $value in
-      "~/"*) value=$HOME/${value#"~/"} ;;
-      "~"*|"%(prefix)/"*) continue ;;
-    esac
+    setting "$record" || continue
     if [[ ${key,,} == core.hookspath ]]; then
       [[ $value == /* ]] || value=$root/$value
       target=$(realpath -m -- "$value")
@@ -153,8 +163,7 @@ named_by() {
         ensure_file "$target" && named_by "$target" "$root"
       fi
     fi
-  done < <(GIT_CONFIG_NOSYSTEM=1 git config --file "$config" --no-includes -z --get-regexp \
-             '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
+  done < <(GIT_CONFIG_NOSYSTEM=1 git config --file "$config" --no-includes -z --get-regexp "$naming" 2>/dev/null || true)
 }
 
 # What git takes for a git directory: HEAD, and objects/ or (a worktree's) commondir.
@@ -256,15 +265,7 @@ user_next=()
 user_config() { # user_config git-config-arguments...: one file's settings; its includes go to user_next
   local origin record key value target
   while IFS= read -r -d '' origin && IFS= read -r -d '' record; do
-    [[ $record == *$'\n'* ]] || continue
-    key=${record%%$'\n'*}
-    value=${record#*$'\n'}
-    [[ -n $value ]] || continue
-    # shellcheck disable=SC2088 # git's ~, matched literally
-    case $value in
-      "~/"*) value=$HOME/${value#"~/"} ;;
-      "~"*|"%(prefix)/"*) continue ;;
-    esac
+    setting "$record" || continue
     if [[ $key == core.hookspath && $value != /* ]]; then
       global_hooks+=("$value")
       continue
@@ -283,8 +284,7 @@ user_config() { # user_config git-config-arguments...: one file's settings; its 
       user_read[$target]=1
       user_next+=("$target")
     fi
-  done < <(timeout 30 git config "$@" --no-includes --show-origin -z --get-regexp \
-             '^(include\.path|includeif\..*\.path|core\.hookspath)$' 2>/dev/null || true)
+  done < <(timeout 30 git config "$@" --no-includes --show-origin -z --get-regexp "$naming" 2>/dev/null || true)
 }
 # Breadth first, each file once at the shallowest depth it is reached at (as git's depth of 10
 # counts along each chain, a long chain to a file must not hide what a short one reaches).
