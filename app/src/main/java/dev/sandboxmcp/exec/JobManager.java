@@ -156,7 +156,8 @@ public final class JobManager implements AutoCloseable {
         if (closed) {
             throw new IOException("the server is shutting down; no new jobs are started");
         }
-        long running = jobs.values().stream().filter(e -> !e.adopted && e.running.isAlive()).count();
+        // Until its ending: a job whose shell has exited runs on while what it left holds its output.
+        long running = jobs.values().stream().filter(e -> !e.adopted && !e.ended()).count();
         if (running >= maxRunning) {
             throw new TooManyJobsException(maxRunning);
         }

@@ -101,6 +101,18 @@ class JobManagerTest {
         assertThat(jobs.list()).hasSize(4).noneMatch(j -> j.id().equals(a.id())).anyMatch(j -> j.id().equals(e.id()));
     }
 
+    @Test
+    void aJobWhoseShellExitedCountsAsRunningWhileWhatItLeftHoldsItsOutput() throws Exception {
+        // The shell exits at once; the job runs on (list_jobs says so) while sleep holds its output.
+        Job a = jobs.start("sleep 300 &", dir, ".");
+        Job b = jobs.start("sleep 300 &", dir, ".");
+        Thread.sleep(200);
+        assertThat(jobs.get(a.id()).orElseThrow().ending()).as("still running").isNull();
+        assertThatThrownBy(() -> jobs.start("true", dir, ".")).isInstanceOf(JobManager.TooManyJobsException.class);
+        jobs.stop(b.id());
+        awaitFinished(jobs.start("true", dir, ".").id());
+    }
+
     /** Waits until the job's output holds {@code text}, and returns the output. */
     String awaitOutput(String id, String text) throws Exception {
         for (int i = 0; i < 400; i++) {
