@@ -35,8 +35,8 @@ import java.util.function.Supplier;
  * command's process counts for the command): the process that calls write(2) is charged. While a
  * fast writer could reach the floor within two {@link #COUNT_EVERY}, counts are kept that fresh;
  * below the floor, the writers are looked for whenever free space has shrunk by {@link #SHRINK}
- * since the last count. A tree is blamed only when it wrote at least {@link #WRITER} since then;
- * when none did (the host filled the disk, or space went through fallocate(2) or a memory
+ * since the last count. A tree is blamed only when it wrote at least {@link #WRITER} since the
+ * last count above the floor or the last stop (writes add up across looks); when none did (the host filled the disk, or space went through fallocate(2) or a memory
  * mapping of a tmpfs file, which no counter shows) nothing is stopped, and {@code write_file} and
  * {@code edit_file} still refuse below the floor.
  */
@@ -164,12 +164,15 @@ public final class DiskFloorWatch implements AutoCloseable {
     }
 
     /**
-     * Below the floor: stops the {@link #writers} since {@code last} and returns the new counts.
-     * Cheapest first, since the writer goes on while we look (and a loaded machine makes a scan
-     * of all of /proc take up to a hundred milliseconds): the members {@code last} saw, read
-     * again; then each tree's descendants; only when neither shows the writer, /proc scanned for
-     * members that left their leader's line. After a kill, the counts it was found in are the
-     * new ones, so the next look comes as soon.
+     * Below the floor: stops the {@link #writers} since {@code last} and returns the counts the
+     * next look compares with. Cheapest first, since the writer goes on while we look (and a
+     * loaded machine makes a scan of all of /proc take up to a hundred milliseconds): the members
+     * {@code last} saw, read again; then each tree's descendants; only when neither shows the
+     * writer, /proc scanned for members that left their leader's line. After a kill, the counts it
+     * was found in are the new ones, so the next look comes as soon. When nothing was stopped,
+     * {@code last} stays what the next look compares with: writes add up from the last count
+     * above the floor (or the last stop), so that several slow writers, none of which wrote
+     * {@link #WRITER} while free space shrank by {@link #SHRINK}, are caught a few looks later.
      */
     private static Counts stopTheWriter(Counts last, Map<ProcessTree, RunningCommand> running, Filesystem filesystem,
             long free) {
@@ -192,7 +195,7 @@ public final class DiskFloorWatch implements AutoCloseable {
                 return now;
             }
         }
-        return now;
+        return last == null ? now : last;
     }
 
     /**

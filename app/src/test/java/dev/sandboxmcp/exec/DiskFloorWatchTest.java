@@ -137,6 +137,29 @@ class DiskFloorWatchTest {
     }
 
     @Test
+    void slowWritersSideBySideAreStoppedThoughNoneWritesMuchWhileSpaceShrinksByAMebibyte() throws Exception {
+        // Three jobs at about 1.3 MiB/s each: while free space shrinks by 1 MiB, each writes a
+        // third of it, under the 512 KiB that blames a tree. Each writes 40 MiB at most, so that,
+        // not stopped, they end by themselves with the disk far from full.
+        CommandResult fill = run("head -c " + (512 - 180) * MIB + " /dev/zero > fill");
+        assertThat(fill.exitCode()).isZero();
+        watch(FLOOR);
+        List<Job> slow = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            slow.add(jobs.start("for i in $(seq 640); do printf '%65536s' '' >> slow" + i + "; sleep 0.05; done",
+                    disk.path, "."));
+        }
+        for (Job job : slow) {
+            Job end = awaitEnd(job.id());
+            assertThat(floorStop(end)).as("%s: %s", job.id(), jobs.output(job.id(), "output", 0, 4096).orElseThrow().text())
+                    .isNotNull();
+        }
+        System.out.printf("disk floor, three slow writers: stopped with %.1f MiB free (floor 192 MiB)%n",
+                disk.free() / (double) MIB);
+        assertThat(disk.free()).isGreaterThan(100 * MIB);
+    }
+
+    @Test
     void belowTheFloorANewWriterIsStoppedAsSoonAsItWrites() throws Exception {
         CommandResult fill = run("head -c " + (512 - 150) * MIB + " /dev/zero > fill");
         assertThat(fill.exitCode()).isZero();
