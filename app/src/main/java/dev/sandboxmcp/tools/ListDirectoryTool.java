@@ -36,7 +36,8 @@ final class ListDirectoryTool extends DefinedTool {
                   "path": {"type": "string", "description": "Relative to the listed directory."},
                   "kind": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
                   "size": {"type": "integer"},
-                  "target": {"type": "string", "description": "For a symlink: the link's text (not followed)."}
+                  "target": {"type": "string", "description": "For a symlink: the link's text (not followed)."},
+                  "name_not_utf8": {"type": "boolean", "description": "Only when true: the name's bytes are not UTF-8; path shows them as U+FFFD, no tool can name the entry, and a directory is not descended into."}
                 }, "required": ["path", "kind", "size"]}},
                 "truncated": {"type": "boolean", "description": "Whether the entry cap or the size cap cut the listing."}
               },
@@ -58,6 +59,9 @@ final class ListDirectoryTool extends DefinedTool {
      * and its text line's end.
      */
     private static final int ENTRY_FIELDS_BYTES = 80;
+    private static final int NOT_UTF8_FIELD_BYTES = "\"name_not_utf8\":true,".length();
+    private static final String NOT_UTF8_NOTE = "  [name not UTF-8, shown with U+FFFD: no tool can name it (rename it with "
+            + "run_command); a directory is not listed further]";
 
     private final Workspace workspace;
     private final int maxEntries;
@@ -98,9 +102,10 @@ final class ListDirectoryTool extends DefinedTool {
                 case DIRECTORY -> Names.display(entry.path()) + "/";
                 case SYMLINK -> Names.display(entry.path()) + " -> " + Names.display(entry.linkTarget());
                 case FILE, OTHER -> Names.display(entry.path()) + "  (" + entry.size() + " bytes)";
-            };
+            } + (entry.notUtf8() ? NOT_UTF8_NOTE : "");
             bytes += EscapedSize.of(line) + EscapedSize.of(entry.path()) + ENTRY_FIELDS_BYTES
-                    + (entry.linkTarget() == null ? 0 : EscapedSize.of(entry.linkTarget()));
+                    + (entry.linkTarget() == null ? 0 : EscapedSize.of(entry.linkTarget()))
+                    + (entry.notUtf8() ? NOT_UTF8_FIELD_BYTES : 0);
             if (bytes > maxBytes) {
                 tooLarge = true;
                 break;
@@ -111,6 +116,9 @@ final class ListDirectoryTool extends DefinedTool {
             item.put("size", entry.size());
             if (entry.linkTarget() != null) {
                 item.put("target", entry.linkTarget());
+            }
+            if (entry.notUtf8()) {
+                item.put("name_not_utf8", true);
             }
             entries.add(item);
             text.append(line).append('\n');

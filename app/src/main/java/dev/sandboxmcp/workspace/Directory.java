@@ -41,8 +41,16 @@ record Directory(int fd, SecureDirectoryStream<Path> stream) implements AutoClos
 
     /** What the entry {@code name} is, the link itself when it is one; empty when there is none. */
     Optional<BasicFileAttributes> attributes(String name) throws IOException {
+        return attributes(Path.of(name));
+    }
+
+    /**
+     * As {@link #attributes(String)}, the entry named by a path this directory's stream gave
+     * (which keeps a name's bytes as they are, also where they are not UTF-8).
+     */
+    Optional<BasicFileAttributes> attributes(Path name) throws IOException {
         try {
-            return Optional.of(stream.getFileAttributeView(Path.of(name), BasicFileAttributeView.class, NOFOLLOW)
+            return Optional.of(stream.getFileAttributeView(name, BasicFileAttributeView.class, NOFOLLOW)
                     .readAttributes());
         } catch (NoSuchFileException e) {
             return Optional.empty();
@@ -70,6 +78,11 @@ record Directory(int fd, SecureDirectoryStream<Path> stream) implements AutoClos
 
     /** The text of the link {@code name} in this directory, read relative to it. */
     String readLink(String name) throws IOException {
+        return readLink(Path.of(name));
+    }
+
+    /** As {@link #readLink(String)}, the entry named by a path this directory's stream gave. */
+    String readLink(Path name) throws IOException {
         return Files.readSymbolicLink(OpenAt.path(fd).resolve(name)).toString();
     }
 

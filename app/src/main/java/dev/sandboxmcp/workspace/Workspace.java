@@ -13,11 +13,13 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -111,8 +113,12 @@ public final class Workspace implements Closeable {
         return openFileVersion(name).channel();
     }
 
-    /** What a directory listing shows of one entry; links are reported, never followed. */
-    public record Entry(String path, Kind kind, long size, String linkTarget) {
+    /**
+     * What a directory listing shows of one entry; links are reported, never followed.
+     * {@code notUtf8}: its name's bytes are not UTF-8, and {@code path} shows them as U+FFFD (no
+     * tool can name it, and a directory of such a name is not descended into).
+     */
+    public record Entry(String path, Kind kind, long size, String linkTarget, boolean notUtf8) {
 
         /** What an entry is, as lstat sees it. */
         public enum Kind { FILE, DIRECTORY, SYMLINK, OTHER }
@@ -141,19 +147,21 @@ public final class Workspace implements Closeable {
     /** Adds entries of {@code dir}; false when the cap was reached. */
     private static boolean listInto(Directory dir, String prefix, int depth, boolean includeHidden, int maxEntries,
             List<Entry> entries) throws IOException {
-        List<String> names = new ArrayList<>();
+        List<Child> children = new ArrayList<>();
         for (Path child : dir.stream()) {
-            String childName = child.getFileName().toString();
-            if (includeHidden || !childName.startsWith(".")) {
-                names.add(childName);
+            Child named = new Child(child.getFileName());
+            if (includeHidden || !named.name().startsWith(".")) {
+                children.add(named);
             }
         }
-        names.sort(null);
-        for (String childName : names) {
+        children.sort(Comparator.comparing(Child::name));
+        for (Child child : children) {
             if (entries.size() >= maxEntries) {
                 return false;
             }
-            Optional<BasicFileAttributes> attrs = dir.attributes(childName);
+            String childName = child.name();
+            boolean notUtf8 = !child.utf8();
+            Optional<BasicFileAttributes> attrs = dir.attributes(child.raw());
             if (attrs.isEmpty()) {
                 continue; // removed while we listed
             }
@@ -162,14 +170,14 @@ public final class Workspace implements Closeable {
             if (a.isSymbolicLink()) {
                 String target;
                 try {
-                    target = dir.readLink(childName);
+                    target = dir.readLink(child.raw());
                 } catch (IOException e) {
                     target = "?";
                 }
-                entries.add(new Entry(path, Entry.Kind.SYMLINK, a.size(), target));
+                entries.add(new Entry(path, Entry.Kind.SYMLINK, a.size(), target, notUtf8));
             } else if (a.isDirectory()) {
-                entries.add(new Entry(path, Entry.Kind.DIRECTORY, 0, null));
-                if (depth > 1) {
+                entries.add(new Entry(path, Entry.Kind.DIRECTORY, 0, null, notUtf8));
+                if (depth > 1 && !notUtf8) {
                     try (Directory sub = Directory.open(dir.fd(), childName, Access.DIRECTORY)) {
                         if (!listInto(sub, path + "/", depth - 1, includeHidden, maxEntries, entries)) {
                             return false;
@@ -179,10 +187,30 @@ public final class Workspace implements Closeable {
                     }
                 }
             } else {
-                entries.add(new Entry(path, a.isRegularFile() ? Entry.Kind.FILE : Entry.Kind.OTHER, a.size(), null));
+                entries.add(new Entry(path, a.isRegularFile() ? Entry.Kind.FILE : Entry.Kind.OTHER, a.size(), null, notUtf8));
             }
         }
         return true;
+    }
+
+    /**
+     * An entry as the directory's stream gave it: {@code raw} keeps its name's bytes, {@code name}
+     * is them decoded (U+FFFD for what is not UTF-8).
+     */
+    private record Child(Path raw, String name) {
+
+        Child(Path raw) {
+            this(raw, raw.toString());
+        }
+
+        /** Whether the name's bytes are UTF-8: encoding the decoded name gives them back. */
+        boolean utf8() {
+            try {
+                return Path.of(name).equals(raw);
+            } catch (InvalidPathException e) {
+                return false;
+            }
+        }
     }
 
     /**

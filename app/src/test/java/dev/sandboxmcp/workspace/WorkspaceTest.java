@@ -67,6 +67,23 @@ class WorkspaceTest {
         throw new AssertionError("expected the call to be refused");
     }
 
+    @Test
+    void aNameThatIsNotUtf8IsListedAndMarkedNotLeftOut() throws Exception {
+        // Java names files by strings; the shell makes names of any bytes. Before, such an entry
+        // was looked up again by its decoded name, not found, and left out with its subtree.
+        Process made = new ProcessBuilder("sh", "-c", "printf x > \"$(printf 'a\\377')\"; mkdir \"$(printf '\\376')\"; "
+                + "printf y > \"$(printf '\\376')/inside\"; ln -s hello.txt \"$(printf 'l\\377')\"")
+                .directory(root.toFile()).redirectErrorStream(true).start();
+        assertThat(made.waitFor()).as(new String(made.getInputStream().readAllBytes(), UTF_8)).isZero();
+        Workspace.Listing listing = workspace.list(".", 2, true, 100);
+        assertThat(listing.truncated()).isFalse();
+        assertThat(listing.entries()).filteredOn(Workspace.Entry::notUtf8)
+                .extracting(e -> e.path() + " " + e.kind() + " " + e.size() + " " + e.linkTarget())
+                .containsExactlyInAnyOrder("a\uFFFD FILE 1 null", "\uFFFD DIRECTORY 0 null", "l\uFFFD SYMLINK 9 hello.txt");
+        assertThat(listing.entries()).filteredOn(e -> !e.notUtf8()).extracting(Workspace.Entry::path)
+                .containsExactly("hello.txt", "src", "src/main");
+    }
+
     interface ThrowingCall {
         void run() throws IOException;
     }
