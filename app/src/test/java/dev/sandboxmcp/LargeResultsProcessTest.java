@@ -27,6 +27,24 @@ class LargeResultsProcessTest {
     Path temp;
 
     @Test
+    void aDirectoryWhoseNamesWouldFillTheRunnersHeapIsListedToTheCap() throws Exception {
+        try (ServerProcessTest.Server server = ServerProcessTest.Server.startSmallHeap(temp)) {
+            // 300,000 names of 240 characters: about 180 MB as paths and strings, more than the
+            // runner's 128 MiB heap, which all of them were read into before the first was listed.
+            Path huge = Files.createDirectory(server.workspace.resolve("huge"));
+            for (int i = 0; i < 300_000; i++) {
+                Files.createFile(huge.resolve(String.format("%0240d", i)));
+            }
+            String body = server.callTool("list_directory", "{\"path\":\"huge\"}");
+            assertThat(body).as("%.300s", body).contains("\"isError\":false").contains("\"truncated\":true")
+                    .contains(String.format("%0240d", 1999)).doesNotContain(String.format("%0240d", 2000));
+            assertThat(server.process.isAlive()).as(server.output()).isTrue();
+            assertThat(server.callTool("list_directory", "{}")).as("the same runner answers").contains("huge/");
+            assertThat(server.output()).doesNotContain("OutOfMemoryError").doesNotContain("runner exited");
+        }
+    }
+
+    @Test
     void eightLargestResultsAtOnceAreEachAnsweredWholeAndTheServerStaysUp() throws Exception {
         try (ServerProcessTest.Server server = ServerProcessTest.Server.startSmallHeap(temp)) {
             byte[] control = new byte[1 << 20];

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.Set;
 
 /**
@@ -147,14 +148,24 @@ public final class Workspace implements Closeable {
     /** Adds entries of {@code dir}; false when the cap was reached. */
     private static boolean listInto(Directory dir, String prefix, int depth, boolean includeHidden, int maxEntries,
             List<Entry> entries) throws IOException {
-        List<Child> children = new ArrayList<>();
+        // Only the first names by order can be listed: one more than there is room for is kept
+        // (to tell that more follow), so a directory of millions costs no more memory than that.
+        int room = maxEntries - entries.size() + 1;
+        Comparator<Child> byName = Comparator.comparing(Child::name);
+        PriorityQueue<Child> first = new PriorityQueue<>(byName.reversed());
+        boolean more = false;
         for (Path child : dir.stream()) {
             Child named = new Child(child.getFileName());
             if (includeHidden || !named.name().startsWith(".")) {
-                children.add(named);
+                first.add(named);
+                if (first.size() > room) {
+                    first.poll();
+                    more = true;
+                }
             }
         }
-        children.sort(Comparator.comparing(Child::name));
+        List<Child> children = new ArrayList<>(first);
+        children.sort(byName);
         for (Child child : children) {
             if (entries.size() >= maxEntries) {
                 return false;
@@ -190,7 +201,7 @@ public final class Workspace implements Closeable {
                 entries.add(new Entry(path, a.isRegularFile() ? Entry.Kind.FILE : Entry.Kind.OTHER, a.size(), null, notUtf8));
             }
         }
-        return true;
+        return !more; // more names, though some kept ones were removed while we listed
     }
 
     /**
