@@ -238,7 +238,8 @@ public final class Main {
         JobManager jobs = JobManager.under(limits, environment, sweep);
         DiskFloorWatch floor;
         try {
-            floor = DiskFloorWatch.start(DiskFloor.of(limits), writable(workspace.root(), environment), commands, jobs);
+            floor = DiskFloorWatch.start(DiskFloor.of(limits), writable(workspace.root(), environment), commands, jobs,
+                    sweep.sweeps());
         } catch (IOException e) {
             throw new UncheckedIOException("the disk floor cannot measure the workspace's filesystem", e);
         }

@@ -36,9 +36,11 @@ import java.util.function.Supplier;
  * fast writer could reach the floor within two {@link #COUNT_EVERY}, counts are kept that fresh;
  * below the floor, the writers are looked for whenever free space has shrunk by {@link #SHRINK}
  * since the last count. A tree is blamed only when it wrote at least {@link #WRITER} since the
- * last count above the floor or the last stop (writes add up across looks); when none did (the host filled the disk, or space went through fallocate(2) or a memory
- * mapping of a tmpfs file, which no counter shows) nothing is stopped, and {@code write_file} and
- * {@code edit_file} still refuse below the floor.
+ * last count above the floor or the last stop (writes add up across looks). When none did,
+ * what a command left running outside every tree and writes is stopped ({@link DiskFloorStrays},
+ * in the runner's container); when nothing did (the host filled the disk, or space went through
+ * fallocate(2) or a memory mapping of a tmpfs file, which no counter shows) nothing is stopped,
+ * and {@code write_file} and {@code edit_file} still refuse below the floor.
  */
 public final class DiskFloorWatch implements AutoCloseable {
 
@@ -71,12 +73,16 @@ public final class DiskFloorWatch implements AutoCloseable {
     private final List<Filesystem> filesystems;
     /** The running commands and jobs, by their trees, taken anew at each poll. */
     private final Supplier<Map<ProcessTree, RunningCommand>> trees;
+    /** Null: no process outside the trees is judged (outside the runner's container). */
+    private final DiskFloorStrays strays;
     private final Thread thread;
     private volatile boolean closed;
 
-    private DiskFloorWatch(List<Filesystem> filesystems, Supplier<Map<ProcessTree, RunningCommand>> trees) {
+    private DiskFloorWatch(List<Filesystem> filesystems, Supplier<Map<ProcessTree, RunningCommand>> trees,
+            DiskFloorStrays strays) {
         this.filesystems = filesystems;
         this.trees = trees;
+        this.strays = strays;
         if (filesystems.isEmpty()) {
             this.thread = null;
         } else {
@@ -88,20 +94,27 @@ public final class DiskFloorWatch implements AutoCloseable {
     /**
      * Watches the filesystems of {@code paths} (one watch for paths on the same filesystem, under
      * the first one's name) while {@code commands} and {@code jobs} run; with the floor off,
-     * watches nothing.
+     * watches nothing. {@code strays}: below the floor, also stops what commands left running
+     * outside every tree ({@link DiskFloorStrays}; only in the runner's container).
      */
-    public static DiskFloorWatch start(DiskFloor floor, List<Path> paths, CommandRunner commands, JobManager jobs)
-            throws IOException {
+    public static DiskFloorWatch start(DiskFloor floor, List<Path> paths, CommandRunner commands, JobManager jobs,
+            boolean strays) throws IOException {
+        return start(floor, paths, commands, jobs, strays ? new DiskFloorStrays(stat -> true) : null);
+    }
+
+    /** As above, {@code strays} null or judging the processes it is given. */
+    static DiskFloorWatch start(DiskFloor floor, List<Path> paths, CommandRunner commands, JobManager jobs,
+            DiskFloorStrays strays) throws IOException {
         return start(floor, paths, () -> {
             Map<ProcessTree, RunningCommand> running = new HashMap<>();
             commands.running().forEach(command -> running.put(command.tree(), command));
             jobs.running().forEach(job -> running.put(job.tree(), job));
             return running;
-        });
+        }, strays);
     }
 
-    private static DiskFloorWatch start(DiskFloor floor, List<Path> paths, Supplier<Map<ProcessTree, RunningCommand>> trees)
-            throws IOException {
+    private static DiskFloorWatch start(DiskFloor floor, List<Path> paths, Supplier<Map<ProcessTree, RunningCommand>> trees,
+            DiskFloorStrays strays) throws IOException {
         List<Filesystem> filesystems = new ArrayList<>();
         if (!floor.off()) {
             Set<Object> devices = new HashSet<>();
@@ -113,7 +126,7 @@ public final class DiskFloorWatch implements AutoCloseable {
                 }
             }
         }
-        return new DiskFloorWatch(List.copyOf(filesystems), trees);
+        return new DiskFloorWatch(List.copyOf(filesystems), trees, strays);
     }
 
     private void watch() {
@@ -134,6 +147,9 @@ public final class DiskFloorWatch implements AutoCloseable {
                 }
             }
             Map<ProcessTree, RunningCommand> running = trees.get();
+            if (below < 0 && strays != null) {
+                strays.reset();
+            }
             boolean countNow;
             if (running.isEmpty()) {
                 last = null;
@@ -174,7 +190,7 @@ public final class DiskFloorWatch implements AutoCloseable {
      * above the floor (or the last stop), so that several slow writers, none of which wrote
      * {@link #WRITER} while free space shrank by {@link #SHRINK}, are caught a few looks later.
      */
-    private static Counts stopTheWriter(Counts last, Map<ProcessTree, RunningCommand> running, Filesystem filesystem,
+    private Counts stopTheWriter(Counts last, Map<ProcessTree, RunningCommand> running, Filesystem filesystem,
             long free) {
         DiskFloorStop stop = new DiskFloorStop(filesystem.path(), free, filesystem.floorBytes());
         Counts now = null;
@@ -193,6 +209,14 @@ public final class DiskFloorWatch implements AutoCloseable {
                     }
                 }
                 return now;
+            }
+        }
+        if (strays != null) {
+            for (DiskFloorStrays.Stopped stray : strays.stopWriters(running.keySet(), filesystem.memory())) {
+                // println: the log stream ends a line only there (LogLines)
+                System.err.println(String.format("sandbox-mcp runner: %s had %d bytes free, below its %d-byte floor, and no "
+                        + "running command or job wrote: killed pid %d, left running by one outside its tree, which wrote %d "
+                        + "bytes since", filesystem.path(), free, filesystem.floorBytes(), stray.pid(), stray.bytes()));
             }
         }
         return last == null ? now : last;

@@ -100,6 +100,11 @@ public final class IdleSweep {
         return new IdleSweep(true);
     }
 
+    /** Whether it sweeps: only in the runner's own container, where all of its user's processes are the runner's. */
+    public boolean sweeps() {
+        return sweeper != null;
+    }
+
     synchronized void begin() {
         active++;
     }

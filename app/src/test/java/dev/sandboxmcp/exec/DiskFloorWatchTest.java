@@ -54,7 +54,7 @@ class DiskFloorWatchTest {
     }
 
     void watch(DiskFloor floor) throws Exception {
-        watch = DiskFloorWatch.start(floor, List.of(disk.path), commands, jobs);
+        watch = DiskFloorWatch.start(floor, List.of(disk.path), commands, jobs, false);
     }
 
     CommandResult run(String command) throws Exception {
@@ -160,6 +160,27 @@ class DiskFloorWatchTest {
     }
 
     @Test
+    void belowTheFloorAWriterOutsideEveryTreeIsStoppedWhileAJobRuns() throws Exception {
+        // What a command leaves in a session of its own with a cleared environment belongs to no
+        // tree, and the idle sweep waits while a job runs: here the test starts such a writer
+        // itself (about 6 MiB/s, 100 MiB at most), and the strays judged are its session only.
+        CommandResult fill = run("head -c " + (512 - 180) * MIB + " /dev/zero > fill");
+        assertThat(fill.exitCode()).isZero();
+        Job job = jobs.start("sleep 60", disk.path, ".");
+        Process stray = new ProcessBuilder("setsid", "sh", "-c", "for i in $(seq 1600); do head -c 65536 /dev/zero >> stray; "
+                + "sleep 0.01; done").directory(disk.path.toFile()).redirectErrorStream(true).start();
+        long session = stray.pid(); // setsid makes the session in place: the test's child leads no group
+        watch = DiskFloorWatch.start(FLOOR, List.of(disk.path), commands, jobs,
+                new DiskFloorStrays(stat -> stat.session() == session));
+        assertThat(stray.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("the stray ended").isTrue();
+        long written = java.nio.file.Files.size(disk.path.resolve("stray"));
+        System.out.printf("disk floor, a writer outside every tree: killed after %.1f MiB%n", written / (double) MIB);
+        assertThat(stray.exitValue()).as("killed: %s", new String(stray.getInputStream().readAllBytes())).isEqualTo(128 + 9);
+        assertThat(written).isLessThan(100 * MIB);
+        assertThat(jobs.get(job.id()).orElseThrow().running()).as("the job, which writes nothing, goes on").isTrue();
+    }
+
+    @Test
     void belowTheFloorANewWriterIsStoppedAsSoonAsItWrites() throws Exception {
         CommandResult fill = run("head -c " + (512 - 150) * MIB + " /dev/zero > fill");
         assertThat(fill.exitCode()).isZero();
@@ -185,7 +206,7 @@ class DiskFloorWatchTest {
         try {
             for (String writers : List.of("1", "4")) {
                 long floor = dir.toFile().getUsableSpace() - (1L << 30);
-                watch = DiskFloorWatch.start(new DiskFloor(floor, 0), List.of(dir), commands, jobs);
+                watch = DiskFloorWatch.start(new DiskFloor(floor, 0), List.of(dir), commands, jobs, false);
                 CommandResult result = commands.run("for i in $(seq " + writers + "); do dd if=/dev/zero of=fill$i bs=1M "
                         + "count=" + (4L << 10) + " 2>/dev/null & done; wait; sync", dir, Duration.ofSeconds(120));
                 DiskFloorStop stop = floorStop(result);

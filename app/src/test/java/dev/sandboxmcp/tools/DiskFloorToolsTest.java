@@ -104,7 +104,7 @@ class DiskFloorToolsTest {
     void aCommandAndAJobStoppedAtTheFloorSayWhyAndWhatToDo() throws Exception {
         CommandRunner commands = new CommandRunner(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 2);
         JobManager jobs = new JobManager(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 2, 8);
-        try (DiskFloorWatch watch = DiskFloorWatch.start(new DiskFloor(16L * MIB, 0), List.of(disk.path), commands, jobs)) {
+        try (DiskFloorWatch watch = DiskFloorWatch.start(new DiskFloor(16L * MIB, 0), List.of(disk.path), commands, jobs, false)) {
             ToolResponse result = call(new RunCommandTool(commands, jobs, workspace, limits),
                     Map.of("command", "dd if=/dev/zero of=fill bs=1M"));
             assertThat(result.text()).startsWith("stopped: " + disk.path + " had ").containsPattern(

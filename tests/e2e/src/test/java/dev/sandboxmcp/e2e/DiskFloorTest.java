@@ -87,6 +87,27 @@ class DiskFloorTest {
             report("four dd in one command", parallelFloor, deployment.workspace.toFile().getUsableSpace());
             assertThat(deployment.workspace.toFile().getUsableSpace()).isGreaterThan(0);
             assertThat(Mcp.call(client, "job_output", Map.of("id", ticker))).containsEntry("running", true);
+
+            // A writer a command leaves outside its tree (a session of its own, a cleared
+            // environment): no tree to blame, and the idle sweep waits while the job runs. Not
+            // stopped, it writes 562 MiB, more than the workspace holds.
+            assertThat(Mcp.stdout(client, "rm -f fill*; echo freed")).isEqualTo("freed\n");
+            assertThat(Mcp.stdout(client, "setsid env -i PATH=/usr/bin:/bin sh -c ': stray-writer; for i in $(seq 9000); "
+                    + "do head -c 65536 /dev/zero >> /workspace/stray; done' </dev/null >/dev/null 2>&1 & "
+                    // once it has left the session: until then it is the command's, killed when the command ends
+                    + "sleep 1; pgrep -f 'stray-write[r]' >/dev/null && echo left"))
+                    .isEqualTo("left\n");
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
+            while (!Mcp.stdout(client, "pgrep -f 'stray-write[r]' >/dev/null && echo running || echo gone").equals("gone\n")) {
+                assertThat(System.nanoTime()).as("the stray writer still runs after 90 s").isLessThan(deadline);
+                Thread.sleep(500);
+            }
+            long freeAfterStray = deployment.workspace.toFile().getUsableSpace();
+            System.out.printf("disk floor in the deployment, a writer outside every tree: %.1f MiB below the 192 MiB floor "
+                    + "once stopped%n", (192 * MIB - freeAfterStray) / (double) MIB);
+            assertThat(freeAfterStray).as("free space left on the workspace").isGreaterThan(0);
+            assertThat(ComposeDeployment.logs(deployment.runner)).contains("outside its tree, which wrote");
+            assertThat(Mcp.call(client, "job_output", Map.of("id", ticker))).containsEntry("running", true);
         } finally {
             unmount(mounted);
         }
