@@ -115,13 +115,48 @@ class InfraFilesTest {
                 "up"), Map.of(), Repo.root(), 60);
         assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
         List<String> lines = dryRun.output().lines().toList();
+        int check = indexOf(lines, "infra/compose/check-workspace.sh ");
         int stop = indexOf(lines, " stop runner");
+        assertThat(check).as("the workspace is checked before anything is started").isNotNegative().isLessThan(stop);
         int protect = indexOf(lines, "infra/compose/protect-git.sh ");
         int start = indexOf(lines, " up -d ");
         assertThat(stop).as(dryRun.output()).isNotNegative().isLessThan(protect);
         assertThat(protect).isLessThan(start);
         assertThat(lines.get(stop)).as("the runner of a deployment with egress too")
                 .contains("-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml");
+    }
+
+    @Test
+    void theWorkspaceMayHoldNeitherThisCheckoutNorAnyHomeNorTheAuditsRecord(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path temp) throws Exception {
+        // Any command in the sandbox may rewrite the workspace: a Makefile or compose file there
+        // would run on the next make up (as root, if make runs as root), .env gives the token.
+        java.nio.file.Path home = java.nio.file.Files.createDirectories(temp.resolve("home"));
+        java.nio.file.Path workspace = java.nio.file.Files.createDirectories(home.resolve("Development"));
+        Map<String, String> user = Map.of("HOME", home.toString());
+        assertThat(checkWorkspace(workspace, user).exitCode()).as("a workspace in your home").isZero();
+        Map<String, String[]> refused = new java.util.LinkedHashMap<>();
+        refused.put("this checkout of sandbox-mcp", new String[] {Repo.root().getParent().toString()});
+        refused.put("your home directory", new String[] {home.toString()});
+        refused.put("the runner's home directory", new String[] {workspace.toString(), "SANDBOX_HOME_DIR",
+                workspace.resolve("cache/home").toString()});
+        refused.put("the audit's record of what you accepted", new String[] {workspace.toString(), "XDG_STATE_HOME",
+                workspace.resolve("state").toString()});
+        for (Map.Entry<String, String[]> each : refused.entrySet()) {
+            Map<String, String> environment = new java.util.HashMap<>(user);
+            if (each.getValue().length > 1) {
+                environment.put(each.getValue()[1], each.getValue()[2]);
+            }
+            Commands.Result result = checkWorkspace(java.nio.file.Path.of(each.getValue()[0]), environment);
+            assertThat(result.exitCode()).as(each.getKey() + ": " + result.output()).isEqualTo(2);
+            assertThat(result.output()).contains("holds " + each.getKey());
+        }
+    }
+
+    private static Commands.Result checkWorkspace(java.nio.file.Path workspace, Map<String, String> environment)
+            throws Exception {
+        return Commands.run(List.of("bash", Repo.path("infra/compose/check-workspace.sh").toString(), workspace.toString()),
+                environment, Repo.root(), 30);
     }
 
     private static int indexOf(List<String> lines, String part) {
