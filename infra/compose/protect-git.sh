@@ -60,6 +60,17 @@ quote() {
 inside() { [[ $1 == "$workspace" || $1 == "$workspace"/* ]]; }
 note() { echo "protect-git.sh: $*" >&2; notes=$((notes + 1)); }
 owned() { chown --reference="$workspace" -- "$1" 2>/dev/null || true; } # yours, also when make up runs as root
+make_dirs() { # make_dirs DIR: mkdir -p, each directory it makes owned as above (not only the last)
+  local dir=$1 missing=() each
+  while [[ ! -e $dir && $dir != / ]]; do
+    missing=("$dir" "${missing[@]}")
+    dir=$(dirname -- "$dir")
+  done
+  for each in "${missing[@]}"; do
+    mkdir -- "$each" || return 1
+    owned "$each"
+  done
+}
 
 ro() { # ro PATH: mounted read-only over itself (a directory pinned on the way stays read-only)
   [[ $1 != *$'\n'* ]] || { note "not protected (a newline in its path): $1"; return 0; }
@@ -94,7 +105,7 @@ ensure_file() {
     return 1
   fi
   if [[ ! -e $1 ]]; then
-    if ! { mkdir -p -- "$(dirname -- "$1")" && printf '%s' "${2:-}" > "$1"; }; then
+    if ! { make_dirs "$(dirname -- "$1")" && printf '%s' "${2:-}" > "$1"; }; then
       note "not protected (cannot create it): $1"
       return 1
     fi
@@ -114,8 +125,7 @@ ensure_dir() {
     return 1
   fi
   if [[ ! -e $1 ]]; then
-    mkdir -p -- "$1" || { note "not protected (cannot create it): $1"; return 1; }
-    owned "$1"
+    make_dirs "$1" || { note "not protected (cannot create it): $1"; return 1; }
   fi
   pin "$(dirname -- "$1")"
   ro "$1"
@@ -247,7 +257,7 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
       sub=${sub%/}
       [[ -f $sub/commondir ]] || continue
       wtroot=
-      [[ -f $sub/gitdir ]] && wtroot=$(dirname -- "$(read_pointer "$sub/gitdir")")
+      [[ -f $sub/gitdir && ! -L $sub/gitdir ]] && wtroot=$(dirname -- "$(read_pointer "$sub/gitdir")")
       protect "$sub" "$wtroot"
     done
   fi

@@ -159,6 +159,28 @@ class InfraFilesTest {
                 environment, Repo.root(), 30);
     }
 
+    @Test
+    void cleanHomeRemovesReadOnlyDirectoriesToo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path temp) throws Exception {
+        // Go's module cache is read-only (0555), as a command may make anything: rm -rf alone
+        // stopped there, as you, after the volume was gone, and the next make up took the rest.
+        assumeTrue(Commands.run(List.of("id", "-u"), 10).output().strip().equals("0"),
+                "SKIPPED: needs root, to run the script as another user than the files' owner would be");
+        // A volume that no longer exists: the directory given is removed (docker's empty line
+        // before its failure was once taken for the directory, and nothing was removed).
+        java.nio.file.Path mine = temp.resolve("mine");
+        java.nio.file.Path module = java.nio.file.Files.createDirectories(mine.resolve("home/go/pkg/mod/example.com@v1"));
+        java.nio.file.Files.writeString(module.resolve("go.mod"), "module example.com\n");
+        Commands.run(List.of("chown", "-R", "65534:65534", mine.toString()), 10);
+        Commands.run(List.of("chmod", "-R", "a-w", mine.resolve("home/go").toString()), 10);
+        Commands.run(List.of("chmod", "o+x", temp.toString()), 10);
+        Commands.Result removed = Commands.run(List.of("bash", "-c", "echo y | setpriv --reuid=65534 --regid=65534 --clear-groups "
+                + "bash " + Repo.path("infra/compose/home-volume.sh") + " remove sandbox-mcp-e2e-no-such-volume "
+                + mine.resolve("home")), Map.of(), Repo.root(), 60);
+        assertThat(removed.exitCode()).as(removed.output()).isZero();
+        assertThat(removed.output()).contains("removed " + mine.resolve("home"));
+        assertThat(mine.resolve("home")).doesNotExist();
+    }
+
     private static int indexOf(List<String> lines, String part) {
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).contains(part)) {

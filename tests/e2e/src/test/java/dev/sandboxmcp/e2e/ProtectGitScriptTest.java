@@ -1,6 +1,7 @@
 package dev.sandboxmcp.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -147,7 +148,23 @@ class ProtectGitScriptTest {
         git(repo, "status", "--short");
     }
 
+    @Test
+    void everyDirectoryItCreatesIsTheWorkspaceOwnersAlsoWhenRunAsRoot() throws Exception {
+        assumeTrue(Commands.run(List.of("id", "-u"), 10).output().strip().equals("0"),
+                "SKIPPED: needs root, as make up may run, to see whose the directories it makes are");
+        Path ws = Files.createDirectories(temp.resolve("ws"));
+        Path repo = Files.createDirectories(ws.resolve("repo"));
+        git(repo, "init", "-q");
+        git(repo, "config", "include.path", "../../shared/a/b/inc.cfg"); // three directories to make
+        Commands.run(List.of("chown", "4242:4242", ws.toString()), 10);
+        generate(ws, Map.of());
+        for (String made : List.of("shared", "shared/a", "shared/a/b", "shared/a/b/inc.cfg")) {
+            assertThat(Files.getAttribute(ws.resolve(made), "unix:uid")).as(made).isEqualTo(4242);
+        }
+    }
+
     /**
+     * Your config's includes read breadth first, each file once    /**
      * Your config's includes read breadth first, each file once: a long chain of includes (each
      * behind a condition that never holds) reaching a file at git's depth, where its own include
      * would be dropped, does not hide the hooks path a direct include of the same file reaches.
