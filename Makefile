@@ -60,6 +60,8 @@ COMPOSE_ENV = SANDBOX_SERVER_IMAGE=$(SERVER_IMAGE) SANDBOX_RUNNER_IMAGE=$(RUNNER
   SANDBOX_EGRESS_LOG_VOLUME=$(SANDBOX_EGRESS_LOG_VOLUME) \
   SANDBOX_PROXY_IMAGE=$(PROXY_IMAGE) SANDBOX_EGRESS_HOST_ADDRESSES="$$(hostname -I 2>/dev/null)" \
   MCP_AUTH_TOKEN_SHA256=$$(sed -n 's/^MCP_AUTH_TOKEN=//p' $(ENV_FILE) 2>/dev/null | tr -d '\r\n' | sha256sum | cut -d' ' -f1)
+# Once make up has written it, the audit reports each repository the override does not protect.
+AUDIT_PROTECTED = $(if $(wildcard $(GIT_OVERRIDE)),--protected $(GIT_OVERRIDE))
 # What the workspace must not hold (this checkout, your home, the runner's home, the audit's state).
 CHECK_WORKSPACE = SANDBOX_HOME_DIR="$(SANDBOX_HOME_DIR)" infra/compose/check-workspace.sh "$(SANDBOX_WORKSPACE)"
 TRAEFIK_DYNAMIC_DIR ?=
@@ -176,18 +178,18 @@ verify: build token ## check a deployment, its egress mode too: make verify [URL
 ACCEPT ?=
 audit: build ## on the host: list what in the workspace would run commands on the host; ACCEPT=1 records it as known
 	@$(CHECK_WORKSPACE)
-	@$(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit $(if $(filter 1 yes true,$(ACCEPT)),--accept) "$(SANDBOX_WORKSPACE)"
+	@$(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit $(if $(filter 1 yes true,$(ACCEPT)),--accept) $(AUDIT_PROTECTED) "$(SANDBOX_WORKSPACE)"
 
 watch-install: build ## on the host: a systemd user unit that reports within seconds what is planted in the workspace (journalctl --user -u sandbox-mcp-audit-watch)
 	@$(CHECK_WORKSPACE)
-	@infra/host/watch-unit.sh install "$(JAVA)" $(JAR) "$(SANDBOX_WORKSPACE)"
+	@infra/host/watch-unit.sh install "$(JAVA)" $(JAR) "$(SANDBOX_WORKSPACE)" $(wildcard $(CURDIR)/$(GIT_OVERRIDE))
 
 watch-uninstall: ## stop and remove that unit
 	@infra/host/watch-unit.sh uninstall
 
 # up, down and verify show what is new without failing.
 audit-report:
-	@if [ -f $(JAR) ]; then $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit "$(SANDBOX_WORKSPACE)"; status=$$?; \
+	@if [ -f $(JAR) ]; then $(JAVA) --enable-native-access=ALL-UNNAMED -jar $(JAR) audit $(AUDIT_PROTECTED) "$(SANDBOX_WORKSPACE)"; status=$$?; \
 	  [ $$status != 1 ] || echo "make audit: review what is new above; accept what you trust with: make audit ACCEPT=1"; \
 	  [ $$status != 2 ] || echo "*** make audit: the audit did not run (above): nothing in the workspace was checked"; fi
 

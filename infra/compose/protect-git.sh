@@ -47,6 +47,7 @@ fi
 
 declare -A seen=() pinned=() readonly=() included=()
 mounts=()
+protected=() # the git directories whose config and hooks are held: listed in the override for make audit
 notes=0
 
 # A double-quoted YAML string that compose does not interpolate ($ doubled).
@@ -244,10 +245,12 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
     [[ -f $gitdir/gitdir && ! -L $gitdir/gitdir ]] && ro "$gitdir/gitdir"
     protect "$common"
     if [[ -d $common ]]; then named_by "$common/config" "$root"; fi
+    [[ -z ${readonly[$common/config]:-} ]] || protected+=("$gitdir")
     return 0
   fi
   ensure_dir "$gitdir/hooks" || true
   ensure_file "$gitdir/config" && named_by "$gitdir/config" "$root"
+  [[ -z ${readonly[$gitdir/config]:-} || -z ${readonly[$gitdir/hooks]:-} ]] || protected+=("$gitdir")
   # modules/ and worktrees/ read-only: no command can add a submodule's or a worktree's git
   # directory there (git submodule update reuses one it finds); each existing one stays writable.
   ensure_dir "$gitdir/modules" && submodules "$gitdir/modules"
@@ -341,6 +344,8 @@ for path in "${!readonly[@]}"; do add_mount "$path" ro; done
 for dir in "${!pinned[@]}"; do [[ -n ${readonly[$dir]:-} ]] || add_mount "$dir" rw; done
 {
   echo "$header"
+  # make audit --protected reads these: a git directory not listed is reported as not protected.
+  if ((${#protected[@]} > 0)); then printf '# protected git directory: %s\n' "${protected[@]}" | sort; fi
   echo "services:"
   echo "  runner:"
   if ((${#mounts[@]} == 0)); then

@@ -15,12 +15,13 @@ import java.util.Set;
  * is new, 1 when something is (each new finding printed with its file, key and command), 2 when
  * the audit could not run. {@code --accept} records the findings as the new baseline.
  * {@code --watch [--interval SECONDS]} audits again and again and reports each new finding as it
- * appears ({@link AuditWatch}); it runs until it is stopped.
+ * appears ({@link AuditWatch}); it runs until it is stopped. {@code --protected FILE} (the override
+ * {@code make up} wrote): each git directory it does not protect is a finding too.
  */
 public final class AuditCommand {
 
-    private static final String USAGE = "usage: java -jar sandbox-mcp.jar audit [--accept] [--all] <directory>\n"
-            + "       java -jar sandbox-mcp.jar audit --watch [--interval SECONDS] <directory>";
+    private static final String USAGE = "usage: java -jar sandbox-mcp.jar audit [--accept] [--all] [--protected FILE] <directory>\n"
+            + "       java -jar sandbox-mcp.jar audit --watch [--interval SECONDS] [--protected FILE] <directory>";
 
     private AuditCommand() {
     }
@@ -30,6 +31,7 @@ public final class AuditCommand {
         boolean all = false;
         boolean watch = false;
         Duration interval = AuditWatch.DEFAULT_INTERVAL;
+        Path override = null;
         String dir = null;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
@@ -37,6 +39,13 @@ public final class AuditCommand {
                 case "--accept" -> accept = true;
                 case "--all" -> all = true;
                 case "--watch" -> watch = true;
+                case "--protected" -> {
+                    if (i + 1 >= args.size()) {
+                        err.println("sandbox-mcp audit: --protected takes the override make up wrote; " + USAGE);
+                        return 2;
+                    }
+                    override = Path.of(args.get(++i)).toAbsolutePath();
+                }
                 case "--interval" -> {
                     interval = seconds(i + 1 < args.size() ? args.get(++i) : "");
                     if (interval == null) {
@@ -65,12 +74,12 @@ public final class AuditCommand {
             Path tree = Path.of(dir).toRealPath();
             Path baselineFile = Baseline.location(tree, environment);
             if (watch) {
-                new AuditWatch(tree, baselineFile, home(environment), AuditWatch.logFile(baselineFile), out)
+                new AuditWatch(tree, baselineFile, home(environment), override, AuditWatch.logFile(baselineFile), out)
                         .run(interval, () -> true);
                 return 0;
             }
             long started = System.nanoTime();
-            TreeAudit.Result result = TreeAudit.run(tree, "git", home(environment));
+            TreeAudit.Result result = TreeAudit.run(tree, "git", home(environment), override);
             long millis = (System.nanoTime() - started) / 1_000_000;
             Baseline baseline = Baseline.load(baselineFile);
             Set<Finding> known = new HashSet<>(baseline.accepted());

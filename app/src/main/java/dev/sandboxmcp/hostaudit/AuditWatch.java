@@ -31,13 +31,16 @@ final class AuditWatch {
     private final Path tree;
     private final Path baselineFile;
     private final Path home;
+    /** The override make up wrote, read each round ({@link TreeAudit#run(Path, String, Path, Path)}); null: not checked. */
+    private final Path override;
     private final Path log;
     private final PrintStream out;
 
-    AuditWatch(Path tree, Path baselineFile, Path home, Path log, PrintStream out) {
+    AuditWatch(Path tree, Path baselineFile, Path home, Path override, Path log, PrintStream out) {
         this.tree = tree;
         this.baselineFile = baselineFile;
         this.home = home;
+        this.override = override;
         this.log = log;
         this.out = out;
     }
@@ -53,7 +56,7 @@ final class AuditWatch {
         report("watching " + tree + " every " + interval.toMillis() + " ms; new findings go to standard output and " + log);
         while (keepGoing.getAsBoolean()) {
             try {
-                List<Finding> findings = TreeAudit.run(tree, "git", home).findings();
+                List<Finding> findings = TreeAudit.run(tree, "git", home, override).findings();
                 Set<Finding> known = new HashSet<>(Baseline.load(baselineFile).accepted());
                 reported.retainAll(new HashSet<>(findings)); // gone: reported again if it comes back
                 for (Finding finding : findings) {

@@ -73,6 +73,8 @@ public final class TreeAudit {
      * paths in it depend on that).
      */
     private final Set<List<Path>> gitDirectoriesSeen = new HashSet<>();
+    /** The git directories make up protected; null: not known, and not checked. */
+    private Set<Path> protectedGitDirectories;
     /** Each git directory's configs, whose hooks paths are audited once the walk has seen every work tree. */
     private final List<DirectoryConfig> directoryConfigs = new ArrayList<>();
     private long entries;
@@ -91,12 +93,34 @@ public final class TreeAudit {
 
     /** As {@link #run(Path, String)}, with the host user's {@code home} for {@code ~/} in paths git expands. */
     public static Result run(Path tree, String git, Path home) throws IOException {
-        return run(tree, new GitConfigFile(git), home);
+        return run(tree, new GitConfigFile(git), home, null);
+    }
+
+    /**
+     * As {@link #run(Path, String, Path)}; with {@code override} (the file protect-git.sh wrote for
+     * {@code make up}; null: not checked), each git directory it does not list as protected is a
+     * finding: a command can rewrite its config and hooks, and swap them only while your git reads
+     * them, which no audit can see.
+     */
+    public static Result run(Path tree, String git, Path home, Path override) throws IOException {
+        return run(tree, new GitConfigFile(git), home, override);
     }
 
     static Result run(Path tree, GitConfigFile git, Path home) throws IOException {
+        return run(tree, git, home, null);
+    }
+
+    static Result run(Path tree, GitConfigFile git, Path home, Path override) throws IOException {
         try (Workspace files = Workspace.open(tree)) {
             TreeAudit audit = new TreeAudit(files.root(), files, git, home);
+            if (override != null) {
+                try {
+                    audit.protectedGitDirectories = ProtectedGitDirectories.read(override);
+                } catch (IOException e) {
+                    audit.findings.add(new Finding("(make up's protected repositories)", "(not audited)",
+                            override + ": " + e.getMessage()));
+                }
+            }
             try {
                 audit.usersHooksPaths = git.usersValues("core.hooksPath", home);
             } catch (IOException e) {
@@ -214,6 +238,10 @@ public final class TreeAudit {
         Path workTree = reachedFrom == null && dir.getFileName().toString().equals(".git") ? dir.getParent() : reachedFrom;
         if (!gitDirectoriesSeen.add(Arrays.asList(dir, workTree))) {
             return;
+        }
+        if (protectedGitDirectories != null && !protectedGitDirectories.contains(dir)) {
+            findings.add(new Finding(relative(dir), "not protected by make up",
+                    "its config and hooks are writable from the sandbox; make up protects it"));
         }
         commondir(dir, workTree);
         DirectoryConfig directoryConfig = new DirectoryConfig(dir, workTree);

@@ -32,7 +32,7 @@ class AuditWatchTest {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         AtomicBoolean keepGoing = new AtomicBoolean(true);
-        AuditWatch watch = new AuditWatch(tree.toRealPath(), baseline, null, log, out);
+        AuditWatch watch = new AuditWatch(tree.toRealPath(), baseline, null, null, log, out);
         Thread watcher = Thread.ofPlatform().start(() -> {
             try {
                 watch.run(Duration.ofMillis(500), keepGoing::get);

@@ -137,6 +137,9 @@ class ProtectGitScriptTest {
         Files.writeString(stale.resolve(".git"), "gitdir: ../repo/.git/worktrees/gone\n");
 
         List<String> ro = readOnlyTargets(generate(ws, Map.of()));
+        // What make audit --protected reads: the repository's git directory, protected.
+        assertThat(Files.readAllLines(temp.resolve("override.yaml")))
+                .contains("# protected git directory: " + repo.toRealPath().resolve(".git"));
         assertThat(ro).contains("/workspace/shared/present.inc", "/workspace/shared/nested.inc",
                 "/workspace/repo/.git/missing.inc", "/workspace/repo/.husky", "/workspace/stale/.git",
                 "/workspace/repo/.git/worktrees/gone");
