@@ -261,6 +261,11 @@ final class ComposeDeployment implements AutoCloseable {
                 + logs(runner));
     }
 
+    /** The override protect-git.sh wrote for this deployment, as make up writes its own; null when none was. */
+    Path gitOverride() {
+        return gitOverride;
+    }
+
     /** The server's log. */
     String logs() throws IOException, InterruptedException {
         return logs(container);

