@@ -130,7 +130,7 @@ up: image token ## start the locked-down container on 127.0.0.1:18080 (workspace
 	@infra/compose/home-volume.sh create $(SANDBOX_HOME_VOLUME) "$(SANDBOX_HOME_DIR)" $(SANDBOX_UID):$(SANDBOX_GID)
 	@# A runner still up could swap a checked path for a link or a FIFO before compose mounts it: it
 	@# is stopped first (with every process a command left), and compose starts it again below.
-	$(COMPOSE_ENV) $(COMPOSE_ALL) stop runner
+	$(COMPOSE_ENV) $(COMPOSE) stop runner
 	SANDBOX_PROTECT_GIT=$(SANDBOX_PROTECT_GIT) SANDBOX_PROTECT_GIT_DEPTH=$(SANDBOX_PROTECT_GIT_DEPTH) \
 	  infra/compose/protect-git.sh "$(SANDBOX_WORKSPACE)" $(GIT_OVERRIDE)
 	@$(if $(strip $(SANDBOX_EGRESS_ALLOW)),set -o pipefail; infra/proxy/egress-proxy.sh --check | sed 's/^/egress /',echo "egress: off (the runner has no network; set SANDBOX_EGRESS_ALLOW to allow names)")

@@ -122,8 +122,8 @@ class InfraFilesTest {
         int start = indexOf(lines, " up -d ");
         assertThat(stop).as(dryRun.output()).isNotNegative().isLessThan(protect);
         assertThat(protect).isLessThan(start);
-        assertThat(lines.get(stop)).as("the runner of a deployment with egress too")
-                .contains("-f infra/compose/compose.yaml -f infra/compose/compose.egress.yaml");
+        // Found by the project's labels: the runner of a deployment with egress too.
+        assertThat(lines.get(stop)).contains(" -p sandbox-mcp -f infra/compose/compose.yaml stop runner");
     }
 
     @Test
