@@ -6,23 +6,37 @@
 # record of what you accepted. `make up`, `make audit` and `make watch-install` run it first.
 set -euo pipefail
 
-workspace=$(realpath -e -- "${1:?usage: check-workspace.sh WORKSPACE}")
+if [[ ${1:?usage: check-workspace.sh WORKSPACE} != /* ]]; then
+  # make and the scripts would take it from here, compose from infra/compose/: two directories
+  echo "check-workspace.sh: SANDBOX_WORKSPACE must be an absolute path, not '$1'" >&2
+  exit 2
+fi
+workspace=$(realpath -e -- "$1")
 checkout=$(realpath -e -- "$(dirname -- "${BASH_SOURCE[0]}")/../..")
 
-inside() { [[ $1 == "$workspace" || $1 == "$workspace"/* ]]; }
+inside() { [[ $workspace == / || $1 == "$workspace" || $1 == "$workspace"/* ]]; } # inside WORKSPACE
+within() { [[ $workspace == "$1" || $workspace == "$1"/* ]]; } # WORKSPACE inside it
 refuse() {
-  echo "check-workspace.sh: the workspace $workspace holds $1 ($2), which any command in the sandbox could" \
-    "then rewrite; set SANDBOX_WORKSPACE to a directory that holds none of it" >&2
+  echo "check-workspace.sh: the workspace $workspace $1 ($2), which any command in the sandbox could" \
+    "then rewrite; set SANDBOX_WORKSPACE to a directory apart from it" >&2
   exit 2
 }
+# What may be neither in the workspace nor around it: NAME PATH
+apart() {
+  local path
+  path=$(realpath -m -- "$2")
+  if inside "$path"; then refuse "holds $1" "$path"; fi
+  if within "$path"; then refuse "is inside $1" "$path"; fi
+}
 
-if inside "$checkout"; then refuse "this checkout of sandbox-mcp" "$checkout"; fi
-if [[ -n ${HOME:-} ]] && inside "$(realpath -m -- "$HOME")"; then refuse "your home directory" "$HOME"; fi
-if [[ -n ${SANDBOX_HOME_DIR:-} ]] && inside "$(realpath -m -- "$SANDBOX_HOME_DIR")"; then
-  refuse "the runner's home directory" "$SANDBOX_HOME_DIR"
-fi
+apart "this checkout of sandbox-mcp" "$checkout"
+# Your home may hold the workspace (~/Development), not the other way round; under sudo, yours too.
+homes=("${HOME:-}")
+if [[ -n ${SUDO_USER:-} ]]; then homes+=("$(getent passwd "$SUDO_USER" | cut -d: -f6)"); fi
+for home in "${homes[@]}"; do
+  if [[ $home == /* ]] && inside "$(realpath -m -- "$home")"; then refuse "holds your home directory" "$home"; fi
+done
+if [[ -n ${SANDBOX_HOME_DIR:-} ]]; then apart "the runner's home directory" "$SANDBOX_HOME_DIR"; fi
 state=${XDG_STATE_HOME:-${HOME:-}/.local/state}/sandbox-mcp
-if [[ $state == /* ]] && inside "$(realpath -m -- "$state")"; then
-  refuse "the audit's record of what you accepted" "$state"
-fi
+if [[ $state == /* ]]; then apart "the audit's record of what you accepted" "$state"; fi
 exit 0

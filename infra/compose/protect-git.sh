@@ -74,13 +74,13 @@ make_dirs() { # make_dirs DIR: mkdir -p, each directory it makes owned as above 
 }
 
 ro() { # ro PATH: mounted read-only over itself (a directory pinned on the way stays read-only)
-  [[ $1 != *$'\n'* ]] || { note "not protected (a newline in its path): $1"; return 0; }
+  [[ $1 != *[[:cntrl:]]* ]] || { note "not protected (a control character in its path): $1"; return 0; }
   readonly[$1]=1
 }
 
 pin() { # every directory from below the workspace down to $1, mounted on itself
   local dir=$1
-  [[ $dir != *$'\n'* ]] || return 0 # never a mount: a newline would break the YAML line
+  [[ $dir != *[[:cntrl:]]* ]] || return 0 # never a mount: one line of YAML, and of the list, per path
   while [[ $dir != "$workspace" && -z ${pinned[$dir]:-} ]]; do
     pinned[$dir]=1
     dir=$(dirname -- "$dir")
@@ -100,7 +100,7 @@ read_pointer() {
 # A file git would read if it existed: created empty (or with CONTENT) on the host first, so that a
 # read-only mount can hold it and no command can create it later. ensure_file PATH [CONTENT]
 ensure_file() {
-  [[ $1 != *$'\n'* ]] || { note "not protected (a newline in its path): $1"; return 1; }
+  [[ $1 != *[[:cntrl:]]* ]] || { note "not protected (a control character in its path): $1"; return 1; }
   if [[ -L $1 || (-e $1 && ! -f $1) ]]; then
     note "not protected (not a regular file): $1"
     return 1
@@ -120,7 +120,7 @@ ensure_file() {
 }
 
 ensure_dir() {
-  [[ $1 != *$'\n'* ]] || { note "not protected (a newline in its path): $1"; return 1; }
+  [[ $1 != *[[:cntrl:]]* ]] || { note "not protected (a control character in its path): $1"; return 1; }
   if [[ -L $1 || (-e $1 && ! -d $1) ]]; then
     note "not protected (not a directory): $1"
     return 1
@@ -195,8 +195,8 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
   inside "$gitdir" && is_gitdir "$gitdir" || return 0
   [[ -z ${seen[$gitdir]:-} ]] || return 0
   seen[$gitdir]=1
-  if [[ $gitdir == *$'\n'* ]]; then
-    note "not protected (a newline in its path): $gitdir"
+  if [[ $gitdir == *[[:cntrl:]]* ]]; then
+    note "not protected (a control character in its path): $gitdir"
     return 0
   fi
   pin "$gitdir"
@@ -317,7 +317,7 @@ while IFS= read -r -d '' entry; do
   elif [[ -f $entry && ! -L $entry ]]; then
     # A .git file (a worktree's or a submodule's) says where its git directory is: read-only,
     # so that it cannot be pointed at a planted one.
-    [[ $entry == *$'\n'* ]] && continue
+    [[ $entry == *[[:cntrl:]]* ]] && continue
     pin "$(dirname -- "$entry")"
     ro "$entry"
     line=$(read_pointer "$entry")
@@ -337,7 +337,7 @@ done < <(find "$workspace" -maxdepth "$((depth + 1))" -type d \( "${prune[@]}" -
 
 add_mount() { # add_mount HOST_PATH MODE(ro|rw)
   local host=$1 target=$target_root${1#"$workspace"}
-  [[ $host != *$'\n'* ]] || return 0 # ro and pin refuse these already: one YAML line per mount
+  [[ $host != *[[:cntrl:]]* ]] || return 0 # ro and pin refuse these already: one YAML line per mount
   mounts+=("      - {type: bind, source: $(quote "$host"), target: $(quote "$target"), read_only: $([[ $2 == ro ]] && echo true || echo false)}")
 }
 for path in "${!readonly[@]}"; do add_mount "$path" ro; done
@@ -354,5 +354,6 @@ for dir in "${!pinned[@]}"; do [[ -n ${readonly[$dir]:-} ]] || add_mount "$dir" 
     echo "    volumes:"
     printf '%s\n' "${mounts[@]}" | sort
   fi
-} > "$output"
+} > "$output.tmp"
+mv -- "$output.tmp" "$output" # whole: the audit's watcher reads it every round
 echo "protect-git.sh: ${#seen[@]} git directories in $workspace protected (${#mounts[@]} mounts$( ((notes == 0)) || echo ", $notes notes above")): $output" >&2

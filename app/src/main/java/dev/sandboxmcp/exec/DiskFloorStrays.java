@@ -2,7 +2,6 @@ package dev.sandboxmcp.exec;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,83 +10,58 @@ import java.util.function.Predicate;
 /**
  * Below the disk floor, when no running command or job wrote enough to be blamed: the processes
  * a command left running outside every tree (a new session and a cleared environment, {@code
- * setsid env -i ...}) that write. The idle sweep kills such a process once nothing runs; while a
- * job runs it would write on, to a full disk. Only where the idle sweep sweeps (the runner's
- * container, {@link IdleSweep#leftovers}: neither the runner nor what {@code docker exec}
- * entered): elsewhere the user's other processes are not the runner's to judge.
+ * setsid env -i ...}). The idle sweep kills such a process once nothing runs; while a job runs it
+ * could write on, to a full disk. Only where the idle sweep sweeps (the runner's container,
+ * {@link IdleSweep#leftovers}: neither the runner nor what {@code docker exec} entered):
+ * elsewhere the user's other processes are not the runner's to judge.
  *
- * <p>A stray is judged by what it wrote since it was first seen below the floor: at least {@link
- * DiskFloorWatch#WRITER}, by the counter that sees writes to the filesystem (as for trees). The
- * first look below the floor only notes what each had written; so a stray writing at full speed
- * gets one more look's worth past the floor than a tree would.
+ * <p>Every such process is killed, not only one that wrote: what a stray writes through children
+ * that exit at once is counted nowhere it could be judged (an orphan's counts go to whoever reaps
+ * it: the runner), and the idle sweep would kill them all anyway. A process that may be a
+ * command's own (its environment unreadable or empty, in the middle of an exec) is left alone.
  */
 final class DiskFloorStrays {
 
-    /** A process, by pid and start time (a pid is reused). */
-    private record Seen(long pid, long startTicks) {
-    }
-
-    /** A stray stopped: its pid and what it wrote since first seen below the floor. */
+    /** A stray stopped: its pid and what it had written (by the counter of the filesystem below its floor). */
     record Stopped(long pid, long bytes) {
     }
 
     private final Predicate<ProcStat> scope;
-    /** What each stray had written when first seen below the floor; emptied above it. */
-    private final Map<Seen, ProcIo> firstSeen = new HashMap<>();
 
     /** {@code scope}: which processes may be judged (the runner's: all of them; the tests': their own). */
     DiskFloorStrays(Predicate<ProcStat> scope) {
         this.scope = scope;
     }
 
-    /** Above the floor again: what strays write is counted afresh the next time it is crossed. */
-    void reset() {
-        if (!firstSeen.isEmpty()) {
-            firstSeen.clear();
-        }
-    }
-
-    /** Kills each stray that wrote at least {@link DiskFloorWatch#WRITER} since first seen below the floor. */
-    List<Stopped> stopWriters(Collection<ProcessTree> running, boolean memory) {
+    /** Kills every process a command left outside all of {@code running}. */
+    List<Stopped> stopAll(Collection<ProcessTree> running, boolean memory) {
         byte[] buffer = new byte[Math.max(ProcStat.BUFFER_BYTES, ProcIo.BUFFER_BYTES)];
         Map<Long, ProcStat> processes = IdleSweep.snapshot(buffer);
         Environs environs = new Environs();
-        Map<Seen, ProcIo> seenNow = new HashMap<>();
         List<Stopped> stopped = new ArrayList<>();
         for (long pid : IdleSweep.leftovers(processes, ProcessHandle.current().pid())) {
             ProcStat stat = processes.get(pid);
-            if (!scope.test(stat) || running.stream().anyMatch(tree -> tree.owns(pid, stat, environs))) {
+            if (!scope.test(stat) || !running.stream().allMatch(tree -> tree.disowns(pid, stat, environs))) {
                 continue;
             }
             ProcIo io = ProcIo.read(pid, buffer);
-            if (io == null) {
-                continue;
-            }
-            Seen seen = new Seen(pid, stat.startTicks());
-            seenNow.put(seen, io);
-            ProcIo first = firstSeen.get(seen);
-            if (first == null) {
-                continue;
-            }
-            ProcIo since = io.since(first);
-            long bytes = memory ? since.wchar() : since.writeBytes();
-            if (bytes >= DiskFloorWatch.WRITER && kill(seen, buffer)) {
-                stopped.add(new Stopped(pid, bytes));
+            if (kill(pid, stat.startTicks(), buffer)) {
+                stopped.add(new Stopped(pid, io == null ? 0 : memory ? io.wchar() : io.writeBytes()));
             }
         }
-        firstSeen.keySet().retainAll(seenNow.keySet());
-        seenNow.forEach(firstSeen::putIfAbsent);
         return stopped;
     }
 
     /**
-     * SIGKILL to the process seen, if its pid is still its own: the handle notes the start time
-     * it finds, and the stat read after it must show the one seen; a pid reused after that is
-     * refused by the handle.
+     * SIGKILL to {@code pid}, if it is still the process judged: the handle notes the start time
+     * it finds, and the stat read after it must show the one judged; a pid reused after that is
+     * refused by the handle. A process entered from outside (ppid 0: {@code docker exec}'s, before
+     * its setsid) is never signalled, as {@link IdleSweep} never signals one.
      */
-    private static boolean kill(Seen seen, byte[] buffer) {
-        Optional<ProcessHandle> handle = ProcessHandle.of(seen.pid());
-        ProcStat now = ProcStat.read(seen.pid(), buffer);
-        return handle.isPresent() && now != null && now.startTicks() == seen.startTicks() && handle.get().destroyForcibly();
+    private static boolean kill(long pid, long startTicks, byte[] buffer) {
+        Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+        ProcStat now = ProcStat.read(pid, buffer);
+        return handle.isPresent() && now != null && now.startTicks() == startTicks && now.ppid() != 0
+                && handle.get().destroyForcibly();
     }
 }

@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  * below the floor, the writers are looked for whenever free space has shrunk by {@link #SHRINK}
  * since the last count. A tree is blamed only when it wrote at least {@link #WRITER} since the
  * last count above the floor or the last stop (writes add up across looks). When none did,
- * what a command left running outside every tree and writes is stopped ({@link DiskFloorStrays},
+ * what a command left running outside every tree is stopped ({@link DiskFloorStrays},
  * in the runner's container); when nothing did (the host filled the disk, or space went through
  * fallocate(2) or a memory mapping of a tmpfs file, which no counter shows) nothing is stopped,
  * and {@code write_file} and {@code edit_file} still refuse below the floor.
@@ -67,8 +67,18 @@ public final class DiskFloorWatch implements AutoCloseable {
     }
 
     /** What every live member of the running trees had written at one moment. */
-    record Counts(long nanos, Set<ProcessTree> trees, Map<Long, ProcIo> written, Map<ProcessTree, List<Long>> members) {
+    record Counts(long nanos, Set<ProcessTree> trees, Map<Long, Sample> written, Map<ProcessTree, List<Long>> members) {
     }
+
+    /**
+     * What one process had written, and when it started: below the floor the counts a look
+     * compares with may be minutes old, and a pid in them may since be another process's.
+     */
+    record Sample(long startTicks, ProcIo io) {
+    }
+
+    /** Reads /proc/<pid>/stat and /proc/<pid>/io. */
+    private static final int BUFFER_BYTES = Math.max(ProcStat.BUFFER_BYTES, ProcIo.BUFFER_BYTES);
 
     private final List<Filesystem> filesystems;
     /** The running commands and jobs, by their trees, taken anew at each poll. */
@@ -147,9 +157,6 @@ public final class DiskFloorWatch implements AutoCloseable {
                 }
             }
             Map<ProcessTree, RunningCommand> running = trees.get();
-            if (below < 0 && strays != null) {
-                strays.reset();
-            }
             boolean countNow;
             if (running.isEmpty()) {
                 last = null;
@@ -212,11 +219,12 @@ public final class DiskFloorWatch implements AutoCloseable {
             }
         }
         if (strays != null) {
-            for (DiskFloorStrays.Stopped stray : strays.stopWriters(running.keySet(), filesystem.memory())) {
+            for (DiskFloorStrays.Stopped stray : strays.stopAll(running.keySet(), filesystem.memory())) {
                 // println: the log stream ends a line only there (LogLines)
                 System.err.println(String.format("sandbox-mcp runner: %s had %d bytes free, below its %d-byte floor, and no "
-                        + "running command or job wrote: killed pid %d, left running by one outside its tree, which wrote %d "
-                        + "bytes since", filesystem.path(), free, filesystem.floorBytes(), stray.pid(), stray.bytes()));
+                        + "running command or job wrote enough to be stopped: killed pid %d, left running by one outside its "
+                        + "tree (it had written %d bytes)", filesystem.path(), free, filesystem.floorBytes(), stray.pid(),
+                        stray.bytes()));
             }
         }
         return last == null ? now : last;
@@ -248,12 +256,12 @@ public final class DiskFloorWatch implements AutoCloseable {
 
     /** Each running tree's leader and descendants ({@link ProcessTree#descendants}) and what each has written. */
     static Counts count(Collection<ProcessTree> running) {
-        byte[] buffer = new byte[ProcIo.BUFFER_BYTES];
-        Map<Long, ProcIo> written = new HashMap<>();
+        byte[] buffer = new byte[BUFFER_BYTES];
+        Map<Long, Sample> written = new HashMap<>();
         Map<ProcessTree, List<Long>> members = new HashMap<>();
         for (ProcessTree tree : running) {
             for (long pid : tree.descendants()) {
-                add(tree, pid, buffer, written, members);
+                add(tree, pid, ProcStat.read(pid, buffer), buffer, written, members);
             }
         }
         return new Counts(System.nanoTime(), Set.copyOf(running), written, members);
@@ -264,14 +272,14 @@ public final class DiskFloorWatch implements AutoCloseable {
      * too (a double fork, a new session with the tree's marker), and what each has written.
      */
     static Counts scan(Collection<ProcessTree> running) {
-        byte[] buffer = new byte[ProcStat.BUFFER_BYTES];
-        Map<Long, ProcIo> written = new HashMap<>();
+        byte[] buffer = new byte[BUFFER_BYTES];
+        Map<Long, Sample> written = new HashMap<>();
         Map<ProcessTree, List<Long>> members = new HashMap<>();
         Environs environs = new Environs();
         IdleSweep.snapshot(buffer).forEach((pid, stat) -> {
             for (ProcessTree tree : running) {
                 if (tree.owns(pid, stat, environs)) {
-                    add(tree, pid, buffer, written, members);
+                    add(tree, pid, stat, buffer, written, members);
                     break;
                 }
             }
@@ -279,21 +287,27 @@ public final class DiskFloorWatch implements AutoCloseable {
         return new Counts(System.nanoTime(), Set.copyOf(running), written, members);
     }
 
-    private static void add(ProcessTree tree, long pid, byte[] buffer, Map<Long, ProcIo> written,
+    /** {@code stat}: the process's, read just before (null: gone). */
+    private static void add(ProcessTree tree, long pid, ProcStat stat, byte[] buffer, Map<Long, Sample> written,
             Map<ProcessTree, List<Long>> members) {
-        ProcIo io = ProcIo.read(pid, buffer);
+        ProcIo io = stat == null ? null : ProcIo.read(pid, buffer);
         if (io != null) {
-            written.put(pid, io);
+            written.put(pid, new Sample(stat.startTicks(), io));
             members.computeIfAbsent(tree, t -> new ArrayList<>()).add(pid);
         }
     }
 
-    /** The members {@code last} found, read again: those that still live. */
-    private static Counts recount(Counts last) {
-        byte[] buffer = new byte[ProcIo.BUFFER_BYTES];
-        Map<Long, ProcIo> written = new HashMap<>();
+    /** The members {@code last} found, read again: those that still live, the same processes (their start unchanged). */
+    static Counts recount(Counts last) {
+        byte[] buffer = new byte[BUFFER_BYTES];
+        Map<Long, Sample> written = new HashMap<>();
         Map<ProcessTree, List<Long>> members = new HashMap<>();
-        last.members().forEach((tree, pids) -> pids.forEach(pid -> add(tree, pid, buffer, written, members)));
+        last.members().forEach((tree, pids) -> pids.forEach(pid -> {
+            ProcStat stat = ProcStat.read(pid, buffer);
+            if (stat != null && stat.startTicks() == last.written().get(pid).startTicks()) {
+                add(tree, pid, stat, buffer, written, members);
+            }
+        }));
         return new Counts(System.nanoTime(), last.trees(), written, members);
     }
 
@@ -310,8 +324,10 @@ public final class DiskFloorWatch implements AutoCloseable {
         for (Map.Entry<ProcessTree, List<Long>> tree : now.members().entrySet()) {
             ProcIo sum = ProcIo.NONE;
             for (long pid : tree.getValue()) {
-                ProcIo earlier = before == null ? null : before.written().get(pid);
-                sum = sum.plus(now.written().get(pid).since(earlier == null ? ProcIo.NONE : earlier));
+                Sample current = now.written().get(pid);
+                Sample earlier = before == null ? null : before.written().get(pid);
+                boolean same = earlier != null && earlier.startTicks() == current.startTicks();
+                sum = sum.plus(current.io().since(same ? earlier.io() : ProcIo.NONE));
             }
             long bytes = memory ? sum.wchar() : sum.writeBytes();
             written.put(tree.getKey(), bytes);

@@ -207,6 +207,11 @@ final class ProcessTree {
         return membership(pid, stat, environs) == Membership.MEMBER;
     }
 
+    /** Whether {@code pid} is surely not a live member: not in the session, and without the marker in its environment. */
+    boolean disowns(long pid, ProcStat stat, Environs environs) {
+        return membership(pid, stat, environs) == Membership.OTHER;
+    }
+
     /** What one read of a process tells: a live member, not one, or (its environment empty or unreadable) unknown. */
     private enum Membership { MEMBER, OTHER, UNKNOWN }
 

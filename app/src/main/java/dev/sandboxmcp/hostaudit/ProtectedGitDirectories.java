@@ -10,7 +10,8 @@ import java.util.Set;
 /**
  * The git directories whose config and hooks {@code make up} mounted read-only in the runner, as
  * infra/compose/protect-git.sh lists them in the override it writes: one comment line each,
- * {@code # protected git directory: <real path>} (the script refuses a path with a newline).
+ * {@code # protected git directory: <real path>} (the script protects no path that holds a control
+ * character).
  */
 final class ProtectedGitDirectories {
 
@@ -19,6 +20,15 @@ final class ProtectedGitDirectories {
     private static final long MOST_BYTES = 64L << 20;
 
     private ProtectedGitDirectories() {
+    }
+
+    private static int indexOf(byte[] bytes, byte wanted, int from) {
+        for (int i = from; i < bytes.length; i++) {
+            if (bytes[i] == wanted) {
+                return i;
+            }
+        }
+        return bytes.length;
     }
 
     /** The directories listed in {@code override}; throws when it cannot be read. */
@@ -30,8 +40,15 @@ final class ProtectedGitDirectories {
             throw new IOException(override + " is larger than " + (MOST_BYTES >> 20) + " MiB: not an override make up wrote");
         }
         Set<Path> directories = new HashSet<>();
-        for (String line : Files.readAllLines(override, StandardCharsets.UTF_8)) {
-            if (line.startsWith(LINE) && line.length() > LINE.length()) {
+        byte[] bytes = Files.readAllBytes(override);
+        for (int start = 0, end; start < bytes.length; start = end + 1) {
+            end = indexOf(bytes, (byte) '\n', start);
+            String line = new String(bytes, start, end - start, StandardCharsets.UTF_8);
+            // Lines end at \n only (the script refuses it in a path); a line holding any other
+            // control character, or bytes that are not UTF-8, lists nothing: such a repository
+            // is reported as not protected, never taken for another.
+            if (line.startsWith(LINE) && line.length() > LINE.length() && line.chars().noneMatch(c -> c < 0x20 || c == 0x7f
+                    || c == 0xfffd)) {
                 directories.add(Path.of(line.substring(LINE.length())));
             }
         }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.CharBuffer;
+import java.util.function.Consumer;
 
 /**
  * A response whose writer passes everything on and reads, in the first characters written, the
@@ -19,16 +20,21 @@ final class FirstEventReader extends HttpServletResponseWrapper {
 
     private final String marker;
     private final int length;
-    private final StringBuilder seen = new StringBuilder();
+    private final Consumer<String> found;
+    private StringBuilder seen = new StringBuilder();
     private PrintWriter writer;
     private String value;
     private volatile boolean looking = true;
 
-    /** {@code length}: how many characters after {@code marker} make the value. */
-    FirstEventReader(HttpServletResponse response, String marker, int length) {
+    /**
+     * {@code length}: how many characters after {@code marker} make the value; {@code found} is
+     * given it as soon as it is whole, before those characters go on to the client.
+     */
+    FirstEventReader(HttpServletResponse response, String marker, int length, Consumer<String> found) {
         super(response);
         this.marker = marker;
         this.length = length;
+        this.found = found;
     }
 
     /** The value, once written within the first characters; null before that, or if it never was. */
@@ -82,8 +88,12 @@ final class FirstEventReader extends HttpServletResponseWrapper {
             int at = seen.indexOf(marker);
             if (at >= 0 && seen.length() >= at + marker.length() + length) {
                 value = seen.substring(at + marker.length(), at + marker.length() + length);
+                found.accept(value);
             }
             looking = value == null && seen.length() < LOOKED_AT;
+            if (!looking) {
+                seen = null; // kept for the stream's life otherwise
+            }
         }
     }
 }

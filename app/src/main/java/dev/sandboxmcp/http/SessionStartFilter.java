@@ -72,13 +72,23 @@ final class SessionStartFilter extends HttpFilter {
                     chain.doFilter(request, response);
                     return;
                 }
-                FirstEventReader first = new FirstEventReader(response, SESSION_PARAMETER, SESSION_ID_LENGTH);
+                // Known before the client can read its id: its handshake may come at once.
+                FirstEventReader first = new FirstEventReader(response, SESSION_PARAMETER, SESSION_ID_LENGTH,
+                        SessionStartFilter.this::opened);
                 chain.doFilter(request, first);
                 String session = first.value();
-                if (session != null && request.isAsyncStarted()) {
-                    opened(session);
-                    request.getAsyncContext().addListener(new StreamEnd(session));
+                if (session == null) {
+                    return;
                 }
+                try {
+                    if (request.isAsyncStarted()) {
+                        request.getAsyncContext().addListener(new StreamEnd(session));
+                        return;
+                    }
+                } catch (IllegalStateException completedMeanwhile) {
+                    // the stream ended as the listener was added
+                }
+                ended(session);
             }
         };
     }

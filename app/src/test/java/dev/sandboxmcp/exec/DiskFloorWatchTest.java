@@ -181,6 +181,30 @@ class DiskFloorWatchTest {
     }
 
     @Test
+    void aPidCountedLongAgoIsReadAgainOnlyWhileItIsStillTheSameProcess() throws Exception {
+        // Below the floor the counts a look compares with may be minutes old: a pid in them that
+        // another process has taken since is not that tree's member any more.
+        Process sleeper = new ProcessBuilder("sleep", "30").start();
+        try {
+            long pid = sleeper.pid();
+            ProcStat stat = ProcStat.read(pid, new byte[ProcStat.BUFFER_BYTES]);
+            ProcessTree tree = new ProcessTree(pid, "SANDBOX_MCP_TEST=1");
+            for (long start : new long[] {stat.startTicks(), stat.startTicks() - 1}) {
+                DiskFloorWatch.Counts last = new DiskFloorWatch.Counts(System.nanoTime(), java.util.Set.of(tree),
+                        Map.of(pid, new DiskFloorWatch.Sample(start, ProcIo.NONE)), Map.of(tree, List.of(pid)));
+                Map<ProcessTree, List<Long>> again = DiskFloorWatch.recount(last).members();
+                if (start == stat.startTicks()) {
+                    assertThat(again).as("the same process").containsEntry(tree, List.of(pid));
+                } else {
+                    assertThat(again).as("another process under the same pid").isEmpty();
+                }
+            }
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    @Test
     void belowTheFloorANewWriterIsStoppedAsSoonAsItWrites() throws Exception {
         CommandResult fill = run("head -c " + (512 - 150) * MIB + " /dev/zero > fill");
         assertThat(fill.exitCode()).isZero();

@@ -136,6 +136,23 @@ class TreeAuditTest {
     }
 
     @Test
+    void theProtectedListIsReadByItsOwnLinesOnly() throws Exception {
+        // A line ends at \n only: a path with a carriage return, or bytes that are not UTF-8,
+        // lists nothing (its repository is reported), and takes no other line with it.
+        Path override = temp.resolve("forged.yaml");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        bytes.writeBytes((ProtectedGitDirectories.LINE + "/ws/x\r" + ProtectedGitDirectories.LINE + "/evil/.git\n")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        bytes.writeBytes((ProtectedGitDirectories.LINE + "/ws/").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        bytes.write(0xff);
+        bytes.writeBytes("/.git\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        bytes.writeBytes((ProtectedGitDirectories.LINE + "/ws/good/.git\nservices: {}\n").getBytes(
+                java.nio.charset.StandardCharsets.UTF_8));
+        Files.write(override, bytes.toByteArray());
+        assertThat(ProtectedGitDirectories.read(override)).containsExactly(Path.of("/ws/good/.git"));
+    }
+
+    @Test
     void readsConfigExactlyAsGitDoes() throws Exception {
         Path repo = Files.createDirectories(tree().resolve("repo"));
         git(repo, "init", "-q");

@@ -106,7 +106,7 @@ class DiskFloorTest {
             System.out.printf("disk floor in the deployment, a writer outside every tree: %.1f MiB below the 192 MiB floor "
                     + "once stopped%n", (192 * MIB - freeAfterStray) / (double) MIB);
             assertThat(freeAfterStray).as("free space left on the workspace").isGreaterThan(0);
-            assertThat(ComposeDeployment.logs(deployment.runner)).contains("outside its tree, which wrote");
+            assertThat(ComposeDeployment.logs(deployment.runner)).contains("left running by one outside its tree");
             assertThat(Mcp.call(client, "job_output", Map.of("id", ticker))).containsEntry("running", true);
         } finally {
             unmount(mounted);

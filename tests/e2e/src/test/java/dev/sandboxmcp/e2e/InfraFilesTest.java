@@ -135,12 +135,15 @@ class InfraFilesTest {
         java.nio.file.Path workspace = java.nio.file.Files.createDirectories(home.resolve("Development"));
         Map<String, String> user = Map.of("HOME", home.toString());
         assertThat(checkWorkspace(workspace, user).exitCode()).as("a workspace in your home").isZero();
+        // What the script says, and the workspace (and a variable with its value) that makes it say so.
         Map<String, String[]> refused = new java.util.LinkedHashMap<>();
-        refused.put("this checkout of sandbox-mcp", new String[] {Repo.root().getParent().toString()});
-        refused.put("your home directory", new String[] {home.toString()});
-        refused.put("the runner's home directory", new String[] {workspace.toString(), "SANDBOX_HOME_DIR",
+        refused.put("holds this checkout of sandbox-mcp", new String[] {Repo.root().getParent().toString()});
+        refused.put("the workspace / holds this checkout of sandbox-mcp", new String[] {"/"});
+        refused.put("is inside this checkout of sandbox-mcp", new String[] {Repo.path("infra").toString()});
+        refused.put("holds your home directory", new String[] {home.toString()});
+        refused.put("holds the runner's home directory", new String[] {workspace.toString(), "SANDBOX_HOME_DIR",
                 workspace.resolve("cache/home").toString()});
-        refused.put("the audit's record of what you accepted", new String[] {workspace.toString(), "XDG_STATE_HOME",
+        refused.put("holds the audit's record of what you accepted", new String[] {workspace.toString(), "XDG_STATE_HOME",
                 workspace.resolve("state").toString()});
         for (Map.Entry<String, String[]> each : refused.entrySet()) {
             Map<String, String> environment = new java.util.HashMap<>(user);
@@ -149,8 +152,11 @@ class InfraFilesTest {
             }
             Commands.Result result = checkWorkspace(java.nio.file.Path.of(each.getValue()[0]), environment);
             assertThat(result.exitCode()).as(each.getKey() + ": " + result.output()).isEqualTo(2);
-            assertThat(result.output()).contains("holds " + each.getKey());
+            assertThat(result.output()).contains(each.getKey());
         }
+        Commands.Result relative = checkWorkspace(java.nio.file.Path.of("Development"), user);
+        assertThat(relative.exitCode()).isEqualTo(2);
+        assertThat(relative.output()).contains("must be an absolute path");
     }
 
     private static Commands.Result checkWorkspace(java.nio.file.Path workspace, Map<String, String> environment)

@@ -202,7 +202,24 @@ class ProtectGitScriptTest {
         git(repo, "config", "core.hooksPath", "x\n      - {type: bind, source: /, target: /host, read_only: false}\ny");
         List<Mount> mounts = generate(ws, Map.of());
         assertThat(mounts).noneMatch(mount -> mount.target().equals("/host") || mount.source().equals("/"));
-        assertThat(printed).contains("a newline in its path");
+        assertThat(printed).contains("a control character in its path");
+    }
+
+    /**
+     * A repository whose path holds a carriage return shaped as a second list line: it is not
+     * listed as protected (a reader splitting lines at CR too would have taken /evil for one),
+     * and it is named.
+     */
+    @Test
+    void aPathWithACarriageReturnIsNeitherMountedNorListed() throws Exception {
+        Path ws = Files.createDirectories(temp.resolve("ws"));
+        Path repo = Files.createDirectories(ws.resolve("x\r# protected git directory: /evil"));
+        git(repo, "init", "-q");
+        List<Mount> mounts = generate(ws, Map.of());
+        assertThat(mounts).noneMatch(mount -> mount.source().contains("evil"));
+        assertThat(new String(Files.readAllBytes(temp.resolve("override.yaml")), java.nio.charset.StandardCharsets.UTF_8))
+                .doesNotContain("/evil").doesNotContain("\r");
+        assertThat(printed).contains("a control character in its path");
     }
 
     /**
