@@ -179,9 +179,12 @@ class InfraFilesTest {
         Commands.run(List.of("chown", "-R", "65534:65534", mine.toString()), 10);
         Commands.run(List.of("chmod", "-R", "a-w", mine.resolve("home/go").toString()), 10);
         Commands.run(List.of("chmod", "o+x", temp.toString()), 10);
+        // A copy the other user can read: the checkout may sit in a directory of mode 0700 (CI's mktemp -d).
+        java.nio.file.Path script = java.nio.file.Files.copy(Repo.path("infra/compose/home-volume.sh"),
+                temp.resolve("home-volume.sh"));
+        Commands.run(List.of("chmod", "0755", script.toString()), 10);
         Commands.Result removed = Commands.run(List.of("bash", "-c", "echo y | setpriv --reuid=65534 --regid=65534 --clear-groups "
-                + "bash " + Repo.path("infra/compose/home-volume.sh") + " remove sandbox-mcp-e2e-no-such-volume "
-                + mine.resolve("home")), Map.of(), Repo.root(), 60);
+                + "bash " + script + " remove sandbox-mcp-e2e-no-such-volume " + mine.resolve("home")), Map.of(), temp, 60);
         assertThat(removed.exitCode()).as(removed.output()).isZero();
         assertThat(removed.output()).contains("removed " + mine.resolve("home"));
         assertThat(mine.resolve("home")).doesNotExist();
