@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
@@ -18,7 +17,8 @@ import java.util.function.Predicate;
  * <p>Every such process is killed, not only one that wrote: what a stray writes through children
  * that exit at once is counted nowhere it could be judged (an orphan's counts go to whoever reaps
  * it: the runner), and the idle sweep would kill them all anyway. A process that may be a
- * command's own (its environment unreadable or empty, in the middle of an exec) is left alone.
+ * command's own (its environment unreadable or empty, in the middle of an exec) is left alone;
+ * the kill is {@link IdleSweep#killJudged}'s, as the idle sweep's.
  */
 final class DiskFloorStrays {
 
@@ -35,7 +35,7 @@ final class DiskFloorStrays {
 
     /** Kills every process a command left outside all of {@code running}. */
     List<Stopped> stopAll(Collection<ProcessTree> running, boolean memory) {
-        byte[] buffer = new byte[Math.max(ProcStat.BUFFER_BYTES, ProcIo.BUFFER_BYTES)];
+        byte[] buffer = new byte[DiskFloorWatch.BUFFER_BYTES];
         Map<Long, ProcStat> processes = IdleSweep.snapshot(buffer);
         Environs environs = new Environs();
         List<Stopped> stopped = new ArrayList<>();
@@ -45,23 +45,10 @@ final class DiskFloorStrays {
                 continue;
             }
             ProcIo io = ProcIo.read(pid, buffer);
-            if (kill(pid, stat.startTicks(), buffer)) {
+            if (IdleSweep.killJudged(pid, stat, buffer)) {
                 stopped.add(new Stopped(pid, io == null ? 0 : memory ? io.wchar() : io.writeBytes()));
             }
         }
         return stopped;
-    }
-
-    /**
-     * SIGKILL to {@code pid}, if it is still the process judged: the handle notes the start time
-     * it finds, and the stat read after it must show the one judged; a pid reused after that is
-     * refused by the handle. A process entered from outside (ppid 0: {@code docker exec}'s, before
-     * its setsid) is never signalled, as {@link IdleSweep} never signals one.
-     */
-    private static boolean kill(long pid, long startTicks, byte[] buffer) {
-        Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-        ProcStat now = ProcStat.read(pid, buffer);
-        return handle.isPresent() && now != null && now.startTicks() == startTicks && now.ppid() != 0
-                && handle.get().destroyForcibly();
     }
 }

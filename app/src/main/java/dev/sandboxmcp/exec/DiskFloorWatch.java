@@ -78,7 +78,7 @@ public final class DiskFloorWatch implements AutoCloseable {
     }
 
     /** Reads /proc/<pid>/stat and /proc/<pid>/io. */
-    private static final int BUFFER_BYTES = Math.max(ProcStat.BUFFER_BYTES, ProcIo.BUFFER_BYTES);
+    static final int BUFFER_BYTES = Math.max(ProcStat.BUFFER_BYTES, ProcIo.BUFFER_BYTES);
 
     private final List<Filesystem> filesystems;
     /** The running commands and jobs, by their trees, taken anew at each poll. */

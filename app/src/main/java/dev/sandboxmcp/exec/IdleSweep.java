@@ -272,22 +272,9 @@ public final class IdleSweep {
         }
 
         private void visit(long id, boolean listed) {
-            if (victim(id, listed) && stillTheOneJudged(id) && kill(id) && alive(read.get(id))) {
+            if (victim(id, listed) && killJudged(id, read.get(id), buffer) && alive(read.get(id))) {
                 killedAlive = true;
             }
-        }
-
-        /**
-         * Whether {@code id}, read again just before its kill, is the process judged: a stat kept
-         * from earlier in the scan (a parent read while judging its child) may be a whole scan old,
-         * and its pid reused since. A process entered from outside (ppid 0: {@code docker exec}'s
-         * runc init, before its setsid) is never signalled, though its children may be judged
-         * through it: no command can make one.
-         */
-        private boolean stillTheOneJudged(long id) {
-            ProcStat judged = read.get(id);
-            ProcStat now = ProcStat.read(id, buffer);
-            return judged != null && now != null && now.startTicks() == judged.startTicks() && now.ppid() != 0;
         }
 
         /**
@@ -321,17 +308,26 @@ public final class IdleSweep {
             return stat;
         }
 
-        /**
-         * SIGKILL to {@code pid}, read again microseconds before ({@link #stillTheOneJudged}: a pid
-         * is reused only after the whole pid space has been handed out); whether it was sent. The
-         * kernel refuses a process of another user (EPERM), which is neither killed nor waited for.
-         */
-        private boolean kill(long pid) {
-            try {
-                return (int) KILL.invokeExact((int) pid, SIGKILL) == 0;
-            } catch (Throwable impossible) {
-                throw new IllegalStateException(impossible);
-            }
+    }
+
+    /**
+     * SIGKILL to {@code pid} if, read again microseconds before, it is still the process {@code
+     * judged} (null: none): a stat kept from earlier (a parent read while judging its child, a
+     * snapshot) may be a whole scan old, and its pid reused since; a pid is reused only after the
+     * whole pid space has been handed out. A process entered from outside (ppid 0: {@code docker
+     * exec}'s runc init, before its setsid) is never signalled, though its children may be judged
+     * through it: no command can make one. Whether it was sent; the kernel refuses a process of
+     * another user (EPERM), which is neither killed nor waited for.
+     */
+    static boolean killJudged(long pid, ProcStat judged, byte[] buffer) {
+        ProcStat now = ProcStat.read(pid, buffer);
+        if (judged == null || now == null || now.startTicks() != judged.startTicks() || now.ppid() == 0) {
+            return false;
+        }
+        try {
+            return (int) KILL.invokeExact((int) pid, SIGKILL) == 0;
+        } catch (Throwable impossible) {
+            throw new IllegalStateException(impossible);
         }
     }
 
