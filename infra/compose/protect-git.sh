@@ -14,6 +14,7 @@
 # WORKSPACE, the repository a worktree's belongs to, the submodules under modules/ and the
 # worktrees under worktrees/):
 #   config, hooks/, config.worktree (empty when missing: git reads it with extensions.worktreeConfig);
+#   info/ (its exclude, attributes and grafts hide changes from git status, diff and log);
 #   commondir: a worktree's as it is; in a main git directory, where git would take one for a
 #     redirection of its config and hooks, a file holding "." (git then reads the directory itself);
 #   modules/ and worktrees/ (empty when missing), so that no submodule's or worktree's git
@@ -249,6 +250,8 @@ protect() { # protect GIT_DIR [WORKTREE_ROOT]
     return 0
   fi
   ensure_dir "$gitdir/hooks" || true
+  # info/ (exclude, attributes, grafts): what hides a new or changed file from your git status and diff.
+  ensure_dir "$gitdir/info" || true
   ensure_file "$gitdir/config" && named_by "$gitdir/config" "$root"
   [[ -z ${readonly[$gitdir/config]:-} || -z ${readonly[$gitdir/hooks]:-} ]] || protected+=("$gitdir")
   # modules/ and worktrees/ read-only: no command can add a submodule's or a worktree's git

@@ -3,8 +3,10 @@ package dev.sandboxmcp.hostaudit;
 import dev.sandboxmcp.workspace.ProtectedPaths;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
@@ -25,6 +27,7 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -54,6 +57,14 @@ public final class TreeAudit {
     /** git's own merge strategies: any other is a program, {@code git-merge-<name>}. */
     private static final Set<String> GIT_STRATEGIES = Set.of("ort", "recursive", "resolve", "octopus", "ours", "subtree");
     private static final int MAX_INCLUDE_DEPTH = GitConfigFile.MAX_INCLUDE_DEPTH;
+    private static final String PACKED_REFS = "packed-refs";
+    private static final String REPLACE_REF = "replace ref (git shows the object it names wherever the replaced one is "
+            + "named: git status, git diff and git log show the replacement)";
+    /** The files of {@code info/} that change what git shows, and how. */
+    private static final Map<String, String> INFO_FILES = Map.of(
+            "info/exclude", "exclude patterns (git status does not show new files they match)",
+            "info/attributes", "attributes (they change how git diff shows and compares files)",
+            "info/grafts", "grafts (git log and git diff show these commits with other parents)");
 
     private final Path root;
     private final Workspace files;
@@ -267,6 +278,110 @@ public final class TreeAudit {
         audited(dir.resolve(SEQUENCER_OPTIONS), () -> sequencerStrategy(dir.resolve(SEQUENCER_OPTIONS)));
         for (String nested : List.of("modules", "worktrees")) {
             audited(dir.resolve(nested), () -> nestedGitDirectories(dir.resolve(nested)));
+        }
+        hiddenChanges(dir);
+    }
+
+    /**
+     * What runs nothing but hides a change from your review ({@code git status}, {@code git diff},
+     * {@code git log}): the index's skip-worktree and assume-unchanged flags (in a split index's
+     * shared part too), replace refs (loose or packed: git then shows another object wherever the
+     * replaced one is named, so a forged tree of HEAD hides a staged change), and the patterns of
+     * {@code info/exclude}, {@code info/attributes} and {@code info/grafts}.
+     */
+    private void hiddenChanges(Path dir) {
+        audited(dir, () -> {
+            List<Path> indexes = new ArrayList<>(List.of(dir.resolve("index")));
+            try (DirectoryStream<Path> shared = Files.newDirectoryStream(dir, "sharedindex.*")) {
+                shared.forEach(indexes::add);
+            }
+            for (Path index : indexes) {
+                audited(index, () -> indexFlags(index));
+            }
+        });
+        Path replace = dir.resolve("refs/replace");
+        audited(replace, () -> looseReplaceRefs(replace));
+        audited(dir.resolve(PACKED_REFS), () -> packedReplaceRefs(dir.resolve(PACKED_REFS)));
+        INFO_FILES.forEach((name, effect) -> audited(dir.resolve(name), () -> infoFile(dir.resolve(name), effect)));
+    }
+
+    private void indexFlags(Path index) throws IOException {
+        if (!Files.isRegularFile(index, NOFOLLOW)) {
+            return;
+        }
+        try {
+            for (GitIndex.Flagged flagged : GitIndex.flagged(() -> files.openFile(relative(index)))) {
+                String shown = String.join(", ", flagged.first()) + (flagged.count() > flagged.first().size() ? ", ..." : "");
+                findings.add(new Finding(relative(index), flagged.flag() + " (git status and git diff do not show changes "
+                        + "to these files)", flagged.count() + (flagged.count() == 1 ? " file: " : " files: ") + shown
+                        + "; " + flagged.digest()));
+            }
+        } catch (GitIndex.Unreadable e) {
+            findings.add(new Finding(relative(index), "(not audited)", "the audit cannot read this index: " + e.getMessage()));
+        }
+    }
+
+    private void looseReplaceRefs(Path replace) throws IOException {
+        if (Files.isSymbolicLink(replace)) {
+            findings.add(new Finding(relative(replace), "replace refs, a symbolic link", Files.readSymbolicLink(replace).toString()));
+            return;
+        }
+        if (!Files.isDirectory(replace, NOFOLLOW)) {
+            return;
+        }
+        try (DirectoryStream<Path> refs = Files.newDirectoryStream(replace)) {
+            for (Path ref : refs) {
+                if (Files.isDirectory(ref, NOFOLLOW)) {
+                    audited(ref, () -> looseReplaceRefs(ref));
+                    continue;
+                }
+                byte[] content = Files.isSymbolicLink(ref) ? null : readSmall(ref);
+                String target = content == null ? "symbolic link or unreadable"
+                        : new String(content, StandardCharsets.UTF_8).strip();
+                findings.add(new Finding(relative(ref), REPLACE_REF, target));
+            }
+        }
+    }
+
+    private void packedReplaceRefs(Path packed) throws IOException {
+        if (!Files.exists(packed, NOFOLLOW)) {
+            return;
+        }
+        if (!Files.isRegularFile(packed, NOFOLLOW)) {
+            findings.add(new Finding(relative(packed), "(not a regular file)", "git may read it, the audit cannot: " + kind(packed)));
+            return;
+        }
+        try (var lines = new BufferedReader(new InputStreamReader(files.openFile(relative(packed)),
+                StandardCharsets.UTF_8))) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                int space = line.indexOf(' ');
+                if (space > 0 && line.startsWith("refs/replace/", space + 1)) {
+                    findings.add(new Finding(relative(packed), REPLACE_REF + ": " + line.substring(space + 1),
+                            line.substring(0, space)));
+                }
+            }
+        }
+    }
+
+    /** An {@code info/} file of patterns: a finding, with its digest, when any line is more than a comment. */
+    private void infoFile(Path file, String effect) throws IOException {
+        if (!Files.exists(file, NOFOLLOW)) {
+            return;
+        }
+        if (Files.isSymbolicLink(file)) {
+            findings.add(new Finding(relative(file), effect + ", a symbolic link", Files.readSymbolicLink(file).toString()));
+            return;
+        }
+        byte[] content = readSmall(file);
+        if (content == null) {
+            return;
+        }
+        List<String> patterns = new String(content, StandardCharsets.UTF_8).lines().map(String::strip)
+                .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+        if (!patterns.isEmpty()) {
+            String shown = String.join(", ", patterns.subList(0, Math.min(GitIndex.SHOWN, patterns.size())))
+                    + (patterns.size() > GitIndex.SHOWN ? ", ..." : "");
+            findings.add(new Finding(relative(file), effect, shown + "; " + sha256(content)));
         }
     }
 

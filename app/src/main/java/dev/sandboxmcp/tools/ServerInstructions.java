@@ -23,12 +23,15 @@ public final class ServerInstructions {
                 HTTPS_PROXY is set and other hosts get a 403 from the proxy).
 
                 Files that the user's own machine runs by itself are off limits, because a change there would run \
-                commands outside this sandbox: each git repository's configuration and hooks are mounted read-only \
-                (git config, git remote add, recording a branch's upstream or writing .git/hooks/* fail with \
+                commands outside this sandbox: each git repository's configuration, hooks and .git/info are mounted \
+                read-only (git config, git remote add, recording a branch's upstream or writing .git/hooks/* or \
+                .git/info/exclude fail with \
                 "Read-only file system" or "Device or resource busy"), and write_file and edit_file refuse any \
                 .git/config, .git/hooks/*, .git file, .envrc and .vscode/tasks.json. Commits, branches, fetches and \
                 diffs work as usual. Do not work around this (no moving .git, no core.hooksPath, no new hooks \
-                elsewhere): if such a change is needed, tell the user what to change and why, and ask them to make it.
+                elsewhere), and do not hide changes from the user's review (no git update-index --skip-worktree or \
+                --assume-unchanged, no git replace; the user's audit reports them): if such a change is needed, tell \
+                the user what to change and why, and ask them to make it.
                 """.formatted(ToolCatalog.definitions(limits).instructionLines());
     }
 

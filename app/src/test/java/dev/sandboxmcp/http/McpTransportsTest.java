@@ -55,7 +55,7 @@ class McpTransportsTest {
             McpSchema.InitializeResult init = client.initialize();
             assertThat(init.serverInfo().name()).isEqualTo("sandbox-mcp");
             assertThat(init.instructions()).contains("workspace").contains("120 s").contains("within 50 s").contains("16 KiB")
-                    .contains("configuration and hooks are mounted read-only").contains("ask them to make it");
+                    .contains("configuration, hooks and .git/info are mounted").contains("ask them to make it");
 
             List<McpSchema.Tool> tools = client.listTools().tools();
             assertThat(tools).extracting(McpSchema.Tool::name)

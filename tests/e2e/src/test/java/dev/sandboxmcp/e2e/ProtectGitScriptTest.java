@@ -81,18 +81,19 @@ class ProtectGitScriptTest {
         assertThat(readOnlyTargets(mounts)).containsExactly(
                 "/workspace/app-topic/.git",
                 "/workspace/app/.git/commondir", "/workspace/app/.git/config", "/workspace/app/.git/config.worktree",
-                "/workspace/app/.git/hooks", "/workspace/app/.git/modules",
+                "/workspace/app/.git/hooks", "/workspace/app/.git/info", "/workspace/app/.git/modules",
                 "/workspace/app/.git/modules/lib/commondir", "/workspace/app/.git/modules/lib/config",
                 "/workspace/app/.git/modules/lib/config.worktree", "/workspace/app/.git/modules/lib/hooks",
+                "/workspace/app/.git/modules/lib/info",
                 "/workspace/app/.git/modules/lib/modules", "/workspace/app/.git/modules/lib/worktrees",
                 "/workspace/app/.git/worktrees", "/workspace/app/.git/worktrees/app-topic/commondir",
                 "/workspace/app/.git/worktrees/app-topic/config.worktree", "/workspace/app/.git/worktrees/app-topic/gitdir",
                 "/workspace/app/lib/.git",
                 "/workspace/group/lib/.git/commondir", "/workspace/group/lib/.git/config",
-                "/workspace/group/lib/.git/config.worktree", "/workspace/group/lib/.git/hooks",
+                "/workspace/group/lib/.git/config.worktree", "/workspace/group/lib/.git/hooks", "/workspace/group/lib/.git/info",
                 "/workspace/group/lib/.git/modules", "/workspace/group/lib/.git/worktrees",
                 "/workspace/no-hooks/.git/commondir", "/workspace/no-hooks/.git/config",
-                "/workspace/no-hooks/.git/config.worktree", "/workspace/no-hooks/.git/hooks",
+                "/workspace/no-hooks/.git/config.worktree", "/workspace/no-hooks/.git/hooks", "/workspace/no-hooks/.git/info",
                 "/workspace/no-hooks/.git/modules", "/workspace/no-hooks/.git/worktrees");
         // A main git directory's commondir names itself: git reads the same config and hooks, and no
         // command can create one that names a planted directory.
