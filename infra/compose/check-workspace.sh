@@ -2,8 +2,8 @@
 # check-workspace.sh WORKSPACE: refuses (exit 2) a workspace that holds what your machine runs or
 # trusts, since any command in the sandbox may rewrite anything in it: this checkout (its Makefile,
 # compose files and pom.xml, which make runs, the audit's jar, and .env with the token), your home
-# directory (your shell's files), the runner's home directory (SANDBOX_HOME_DIR) and the audit's
-# record of what you accepted. `make up`, `make audit` and `make watch-install` run it first.
+# directory (your shell's files) or a hidden directory in it, a directory on your PATH, the
+# runner's home directory (SANDBOX_HOME_DIR) and the audit's record of what you accepted. `make up`, `make audit` and `make watch-install` run it first.
 set -euo pipefail
 
 if [[ ${1:?usage: check-workspace.sh WORKSPACE} != /* ]]; then
@@ -35,6 +35,21 @@ homes=("${HOME:-}")
 if [[ -n ${SUDO_USER:-} ]]; then homes+=("$(getent passwd "$SUDO_USER" | cut -d: -f6)"); fi
 for home in "${homes[@]}"; do
   if [[ $home == /* ]] && inside "$(realpath -m -- "$home")"; then refuse "holds your home directory" "$home"; fi
+done
+# Nor lie in a hidden directory of it (~/.config, ~/.local, ~/.ssh ...): your programs keep there
+# what they run and trust (git's own config, systemd units, shell and editor settings).
+for home in "${homes[@]}"; do
+  [[ $home == /* ]] || continue
+  home=$(realpath -m -- "$home")
+  if [[ $home != / && $workspace == "$home"/.* ]]; then
+    rest=${workspace#"$home"/}
+    refuse "is inside a hidden directory of your home" "$home/${rest%%/*}"
+  fi
+done
+# A directory on your PATH: a planted git or ls there would run as you.
+IFS=: read -ra path_dirs <<< "${PATH:-}"
+for dir in "${path_dirs[@]}"; do
+  if [[ $dir == /* ]] && inside "$(realpath -m -- "$dir")"; then refuse "holds a directory on your PATH" "$dir"; fi
 done
 if [[ -n ${SANDBOX_HOME_DIR:-} ]]; then apart "the runner's home directory" "$SANDBOX_HOME_DIR"; fi
 state=${XDG_STATE_HOME:-${HOME:-}/.local/state}/sandbox-mcp

@@ -127,7 +127,7 @@ class InfraFilesTest {
     }
 
     @Test
-    void theWorkspaceMayHoldNeitherThisCheckoutNorAnyHomeNorTheAuditsRecord(@org.junit.jupiter.api.io.TempDir
+    void theWorkspaceMayHoldNeitherThisCheckoutNorAnyHomeNorYourPathNorTheAuditsRecord(@org.junit.jupiter.api.io.TempDir
             java.nio.file.Path temp) throws Exception {
         // Any command in the sandbox may rewrite the workspace: a Makefile or compose file there
         // would run on the next make up (as root, if make runs as root), .env gives the token.
@@ -145,6 +145,10 @@ class InfraFilesTest {
                 workspace.resolve("cache/home").toString()});
         refused.put("holds the audit's record of what you accepted", new String[] {workspace.toString(), "XDG_STATE_HOME",
                 workspace.resolve("state").toString()});
+        refused.put("is inside a hidden directory of your home (" + home.resolve(".config") + ")",
+                new String[] {java.nio.file.Files.createDirectories(home.resolve(".config/projects")).toString()});
+        refused.put("holds a directory on your PATH (" + workspace.resolve("tools/bin") + ")", new String[] {
+                workspace.toString(), "PATH", workspace.resolve("tools/bin") + ":" + System.getenv("PATH")});
         for (Map.Entry<String, String[]> each : refused.entrySet()) {
             Map<String, String> environment = new java.util.HashMap<>(user);
             if (each.getValue().length > 1) {
