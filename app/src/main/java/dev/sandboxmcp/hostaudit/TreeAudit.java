@@ -176,7 +176,12 @@ public final class TreeAudit {
                 try {
                     switch (name) {
                         case ".git" -> gitPointer(file, attrs);
-                        case ".envrc" -> wholeFile(file, attrs, "direnv .envrc (runs in the shell that enters the directory)");
+                        case ".envrc" -> {
+                            wholeFile(file, attrs, "direnv .envrc (runs in the shell that enters the directory)");
+                            if (attrs.isRegularFile()) {
+                                envrc(file);
+                            }
+                        }
                         case "tasks.json" -> {
                             if (file.getParent().getFileName().toString().equalsIgnoreCase(".vscode")) {
                                 vsCodeTasks(file, attrs);
@@ -818,6 +823,68 @@ public final class TreeAudit {
             findings.add(new Finding(relative(file), key, "symbolic link to " + Files.readSymbolicLink(file)));
         } else if (attrs.isRegularFile()) {
             findings.add(new Finding(relative(file), key, digest(file)));
+        }
+    }
+
+    /**
+     * What an {@code .envrc} loads or puts on your PATH ({@link Envrc}): each file it loads with its
+     * digest (direnv does not ask you to allow it again when it changes), each directory or code
+     * it runs from named.
+     */
+    private void envrc(Path file) throws IOException {
+        if (file.getFileName().toString().equals(".envrc")) {
+            byte[] content = readSmall(file);
+            if (content == null) {
+                return;
+            }
+            for (Envrc.Statement statement : Envrc.statements(new String(content, StandardCharsets.UTF_8))) {
+                String key = "direnv: " + statement.text();
+                if (statement.computed()) {
+                    findings.add(new Finding(relative(file), key, "a path built when it runs (not audited)"));
+                    continue;
+                }
+                switch (statement.kind()) {
+                    case LOADS -> {
+                        for (String path : statement.paths()) {
+                            loadedByEnvrc(file, key, file.getParent(), path);
+                        }
+                    }
+                    case LOADS_FROM_ABOVE -> {
+                        for (Path dir = file.getParent().getParent(); dir != null && dir.startsWith(root); dir = dir.getParent()) {
+                            if (Files.exists(dir.resolve(statement.paths().getFirst()), NOFOLLOW)) {
+                                loadedByEnvrc(file, key, dir, statement.paths().getFirst());
+                            }
+                        }
+                    }
+                    case RUNS_FROM -> findings.add(new Finding(relative(file), key, "runs programs or code from the tree, "
+                            + "which the sandbox can write; direnv does not ask again when they change"));
+                }
+            }
+        }
+    }
+
+    /** A file an {@code .envrc} loads: its digest, or why it has none. */
+    private void loadedByEnvrc(Path envrc, String key, Path base, String path) throws IOException {
+        Path target = resolve(base, path.startsWith("~/") && home != null ? home.resolve(path.substring(2)).toString() : path,
+                envrc, key);
+        if (target == null) {
+            return;
+        }
+        Path real = quietlyInTree(target);
+        if (real != null && Files.isDirectory(real, NOFOLLOW)) {
+            target = target.resolve(".envrc"); // source_env of a directory loads its .envrc
+            real = quietlyInTree(target);
+        }
+        if (real != null) {
+            byte[] content = readSmall(real);
+            if (content != null) {
+                findings.add(new Finding(relative(envrc), key, relative(real) + ", " + sha256(content)));
+            }
+        } else if (Files.exists(target)) {
+            findings.add(new Finding(relative(envrc), key, display(target) + " (outside the audited tree: not audited)"));
+        } else {
+            findings.add(new Finding(relative(envrc), key, display(target) + " (does not exist: whoever creates it "
+                    + "decides what runs)"));
         }
     }
 
