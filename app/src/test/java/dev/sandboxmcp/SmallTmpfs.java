@@ -23,10 +23,18 @@ public final class SmallTmpfs implements AutoCloseable {
 
     /** A tmpfs of {@code mebibytes} in a new directory under {@code parent}, owned by {@code uid:gid}. */
     public static SmallTmpfs mount(Path parent, int mebibytes, int uid, int gid) throws IOException, InterruptedException {
+        return mount(parent, "size=" + mebibytes + "m,mode=0755,uid=" + uid + ",gid=" + gid);
+    }
+
+    /** A tmpfs of {@code mebibytes} that holds at most {@code inodes} files and directories, its root included. */
+    public static SmallTmpfs mountWithInodes(Path parent, int mebibytes, int inodes) throws IOException, InterruptedException {
+        return mount(parent, "size=" + mebibytes + "m,nr_inodes=" + inodes + ",mode=0755");
+    }
+
+    private static SmallTmpfs mount(Path parent, String options) throws IOException, InterruptedException {
         assumeTrue("0".equals(run(List.of("id", "-u")).strip()),
                 "mounting a tmpfs of a fixed size needs root (CI runs as root); run the tests as root to include this");
         Path path = Files.createTempDirectory(parent, "small-fs-");
-        String options = "size=" + mebibytes + "m,mode=0755,uid=" + uid + ",gid=" + gid;
         String output = run(List.of("mount", "-t", "tmpfs", "-o", options, "tmpfs", path.toString()));
         if (!Files.isDirectory(path) || !run(List.of("findmnt", "-n", "-o", "FSTYPE", path.toString())).contains("tmpfs")) {
             throw new IOException("mount -t tmpfs -o " + options + " " + path + " failed: " + output);

@@ -28,6 +28,17 @@ public record DiskFloor(long minBytes, int percent) {
     }
 
     /**
+     * The inodes a filesystem of {@code totalBytes} and {@code totalInodes} keeps free: the same
+     * share of them as of its bytes (0 with no fixed number of inodes).
+     */
+    public long inodesFor(long totalBytes, long totalInodes) {
+        if (totalBytes <= 0 || totalInodes <= 0) {
+            return 0;
+        }
+        return (long) Math.ceil((double) Math.min(bytesFor(totalBytes), totalBytes) / totalBytes * totalInodes);
+    }
+
+    /**
      * Whether writing {@code bytes} more in {@code directory} would leave its filesystem below the
      * floor: the facts for a refusal, or empty when it fits (or there is no floor, or the
      * filesystem cannot be measured: then the write itself says what is wrong).

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * home; {@code /tmp} is a bounded tmpfs of its own): when one's free space falls below its
  * {@link DiskFloor}, the command or job writing to it is stopped, whole tree, before the disk is
  * full, and its result says why (its ending's cause is a {@link DiskFloorStop}). Nothing else
- * is killed.
+ * is killed for space. Free inodes are looked at in the same polls ({@link InodeFloor}).
  *
  * <p><b>Free space</b> is polled with statvfs (a few microseconds), more often the nearer it is to
  * the floor: the next poll comes before a writer at {@link #FAST_WRITER_BYTES_PER_SECOND} could
@@ -85,12 +85,14 @@ public final class DiskFloorWatch implements AutoCloseable {
     private final Supplier<Map<ProcessTree, RunningCommand>> trees;
     /** Null: no process outside the trees is judged (outside the runner's container). */
     private final DiskFloorStrays strays;
+    private final InodeFloor inodes;
     private final Thread thread;
     private volatile boolean closed;
 
-    private DiskFloorWatch(List<Filesystem> filesystems, Supplier<Map<ProcessTree, RunningCommand>> trees,
+    private DiskFloorWatch(List<Filesystem> filesystems, InodeFloor inodes, Supplier<Map<ProcessTree, RunningCommand>> trees,
             DiskFloorStrays strays) {
         this.filesystems = filesystems;
+        this.inodes = inodes;
         this.trees = trees;
         this.strays = strays;
         if (filesystems.isEmpty()) {
@@ -136,7 +138,8 @@ public final class DiskFloorWatch implements AutoCloseable {
                 }
             }
         }
-        return new DiskFloorWatch(List.copyOf(filesystems), trees, strays);
+        return new DiskFloorWatch(List.copyOf(filesystems),
+                InodeFloor.of(floor, filesystems.stream().map(Filesystem::path).toList()), trees, strays);
     }
 
     private void watch() {
@@ -178,8 +181,11 @@ public final class DiskFloorWatch implements AutoCloseable {
                 }
                 System.arraycopy(free, 0, freeSinceCount, 0, free.length);
             }
+            Duration shortest = running.isEmpty() ? IDLE_SHORTEST_POLL : SHORTEST_POLL;
+            Duration inodePace = inodes.look(running, strays, shortest);
             try {
-                Thread.sleep(pollAfter(headroom, below >= 0 && running.isEmpty() ? IDLE_SHORTEST_POLL : SHORTEST_POLL));
+                Duration bytePace = pollAfter(headroom, below >= 0 ? shortest : SHORTEST_POLL);
+                Thread.sleep(bytePace.compareTo(inodePace) <= 0 ? bytePace : inodePace);
             } catch (InterruptedException e) {
                 return;
             }
@@ -246,10 +252,15 @@ public final class DiskFloorWatch implements AutoCloseable {
 
     /** The next poll comes before a fast writer could eat half of {@code headroom}. */
     static Duration pollAfter(long headroom, Duration shortest) {
+        return pollAfter(headroom, FAST_WRITER_BYTES_PER_SECOND, shortest);
+    }
+
+    /** The next poll comes before something taking {@code perSecond} could take half of {@code headroom}. */
+    static Duration pollAfter(long headroom, long perSecond, Duration shortest) {
         if (headroom <= 0) {
             return shortest;
         }
-        double seconds = headroom / 2.0 / FAST_WRITER_BYTES_PER_SECOND;
+        double seconds = headroom / 2.0 / perSecond;
         long nanos = (long) Math.min(seconds * 1e9, LONGEST_POLL.toNanos());
         return nanos < shortest.toNanos() ? shortest : Duration.ofNanos(nanos);
     }

@@ -11,7 +11,7 @@ package dev.sandboxmcp.exec;
 public record Ending(int exitCode, long durationMillis, Usage usage, Cause cause) {
 
     /** What ended a command: itself, or the runner, and why. */
-    public sealed interface Cause permits Exited, TimedOut, Stopped, OutOfMemory, DiskFloorStop {
+    public sealed interface Cause permits Exited, TimedOut, Stopped, OutOfMemory, DiskFloorStop, InodeFloorStop {
     }
 
     /** It exited by itself (whatever its status). */

@@ -3,6 +3,7 @@ package dev.sandboxmcp.tools;
 import dev.sandboxmcp.config.Limits;
 import dev.sandboxmcp.exec.DiskFloor;
 import dev.sandboxmcp.exec.DiskFloorStop;
+import dev.sandboxmcp.exec.InodeFloorStop;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,9 +15,10 @@ final class DiskFloorText {
     /** The structured form of a stop, a property of run_command's result and of a job ({@link Endings#PROPERTIES}). */
     static final String PROPERTY = """
                 "disk_floor": {"type": "object",
-                  "description": "Present when the disk floor stopped it: free space on path was below floor_bytes.",
+                  "description": "Present when the disk floor stopped it: free space on path was below floor_bytes, or free inodes below floor_inodes.",
                   "properties": {"path": {"type": "string"}, "free_bytes": {"type": "integer"},
-                    "floor_bytes": {"type": "integer"}}}""";
+                    "floor_bytes": {"type": "integer"}, "free_inodes": {"type": "integer"},
+                    "floor_inodes": {"type": "integer"}}}""";
 
     private DiskFloorText() {
     }
@@ -43,7 +45,8 @@ final class DiskFloorText {
     static String stopsWriters(Limits limits) {
         String floor = describe(limits);
         return floor == null ? "" : " If the workspace or $HOME falls below the disk floor of free space (" + floor
-                + "), the command writing is stopped and its result says so.";
+                + "), the command writing is stopped and its result says so; below the same share of its inodes free, "
+                + "every running command and job is, once files are still being made.";
     }
 
     /** The floor as the descriptions give it ("the larger of 2 GiB and 5 percent of the filesystem"); null when off. */
@@ -65,6 +68,13 @@ final class DiskFloorText {
                 + Endings.bytes(stop.floorBytes()) + " floor; free space, then run it again";
     }
 
+    /** Why the inode floor stopped a command or job. */
+    static String stopped(InodeFloorStop stop) {
+        return "stopped: " + stop.path() + " had " + stop.freeInodes() + " inodes free (files it can still hold), below "
+                + "the floor of " + stop.floorInodes() + ", and every running command and job was stopped; remove files "
+                + "you made (build outputs, caches), then run it again";
+    }
+
     /**
      * Why write_file or edit_file did nothing ("nothing was {@code undone}"): {@code bytes} would
      * have gone below the floor, or it already was.
@@ -84,6 +94,14 @@ final class DiskFloorText {
         map.put("path", stop.path().toString());
         map.put("free_bytes", stop.freeBytes());
         map.put("floor_bytes", stop.floorBytes());
+        return map;
+    }
+
+    static Map<String, Object> structured(InodeFloorStop stop) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("path", stop.path().toString());
+        map.put("free_inodes", stop.freeInodes());
+        map.put("floor_inodes", stop.floorInodes());
         return map;
     }
 }

@@ -1,6 +1,7 @@
 package dev.sandboxmcp.tools;
 
 import dev.sandboxmcp.exec.DiskFloorStop;
+import dev.sandboxmcp.exec.InodeFloorStop;
 import dev.sandboxmcp.exec.Ending;
 import dev.sandboxmcp.exec.Usage;
 import java.util.LinkedHashMap;
@@ -56,6 +57,8 @@ final class Endings {
         }
         if (ending.cause() instanceof DiskFloorStop stop) {
             structured.put("disk_floor", DiskFloorText.structured(stop));
+        } else if (ending.cause() instanceof InodeFloorStop stop) {
+            structured.put("disk_floor", DiskFloorText.structured(stop));
         }
     }
 
@@ -70,6 +73,7 @@ final class Endings {
                     + (limit == null ? "the sandbox ran out of memory" : "the sandbox's memory limit is " + bytes(limit))
                     + "; every command and job shares it: use less memory at once, or stop a job that holds it)";
             case DiskFloorStop stop -> DiskFloorText.stopped(stop);
+            case InodeFloorStop stop -> DiskFloorText.stopped(stop);
             case Ending.Exited exited -> null;
             case Ending.TimedOut timedOut -> null;
             case Ending.Stopped stopped -> null;

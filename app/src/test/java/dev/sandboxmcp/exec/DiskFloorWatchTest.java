@@ -62,6 +62,11 @@ class DiskFloorWatchTest {
     }
 
     Job awaitEnd(String id) throws Exception {
+        return awaitEnd(jobs, id);
+    }
+
+    /** The job {@code id} once it has ended; fails after a minute. */
+    static Job awaitEnd(JobManager jobs, String id) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
             Job job = jobs.get(id).orElseThrow();

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The disk floor in the deployment, the workspace on a filesystem of its own: a 512 MiB tmpfs the
+ * The disk floor in the deployment, the workspace on a filesystem of its own: a 512 MiB tmpfs (of 200,000 inodes) the
  * test mounts over the deployment's workspace directory before compose starts the pair (the
  * bind mount then is the tmpfs), and unmounts once the pair is down. The floor is 192 MiB: room
  * for how far past it writers get on a loaded machine, which the test prints.
@@ -25,6 +25,9 @@ import org.junit.jupiter.api.Test;
 class DiskFloorTest {
 
     static final int WORKSPACE_MIB = 512;
+    /** What the tmpfs holds, in files and directories: the floor keeps 192/512 of them free. */
+    static final int WORKSPACE_INODES = 200_000;
+    static final int FLOOR_INODES = 75_000;
     static final long MIB = 1 << 20;
     static final Map<String, String> FLOOR = Map.of("MCP_DISK_FLOOR_MIB", "192", "MCP_DISK_FLOOR_PERCENT", "0");
     static final Map<String, String> NO_FLOOR = Map.of("MCP_DISK_FLOOR_MIB", "0", "MCP_DISK_FLOOR_PERCENT", "0");
@@ -108,6 +111,28 @@ class DiskFloorTest {
             assertThat(freeAfterStray).as("free space left on the workspace").isGreaterThan(0);
             assertThat(ComposeDeployment.logs(deployment.runner)).contains("left running by one outside its tree");
             assertThat(Mcp.call(client, "job_output", Map.of("id", ticker))).containsEntry("running", true);
+
+            // Empty files by the hundred thousand: the byte floor never sees them. The inode floor
+            // (the same 37.5 percent of the tmpfs's inodes) stops every running command and job.
+            CallToolResult files = client.callTool(new CallToolRequest("run_command", Map.of("command",
+                    "mkdir many && cd many && i=0; while [ $i -lt " + 3 * WORKSPACE_INODES / 2 + " ]; do : > f$i; "
+                            + "i=$((i+1)); done", "timeout_seconds", 120)));
+            assertThat(text(files)).startsWith("stopped: /workspace had ").contains(" inodes free")
+                    .contains("below the floor of " + FLOOR_INODES).doesNotContain("No space left");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> inodeFloor = (Map<String, Object>) ((Map<String, Object>) files.structuredContent())
+                    .get("disk_floor");
+            assertThat(inodeFloor).containsEntry("path", "/workspace").containsEntry("floor_inodes", FLOOR_INODES);
+            long freeInodes = Long.parseLong(Commands.run(List.of("stat", "-f", "-c", "%d", deployment.workspace.toString()),
+                    10).output().strip());
+            System.out.printf("inode floor in the deployment, one shell making empty files: seen %d below the floor of %d, "
+                    + "%d below once stopped%n", FLOOR_INODES - ((Number) inodeFloor.get("free_inodes")).longValue(),
+                    FLOOR_INODES, FLOOR_INODES - freeInodes);
+            assertThat(freeInodes).as("inodes left on the workspace").isGreaterThan(0);
+            assertThat(Mcp.call(client, "job_output", Map.of("id", ticker))).containsEntry("running", false)
+                    .containsKey("disk_floor");
+            assertThat(Mcp.stdout(client, "rm -r many; echo removed")).isEqualTo("removed\n");
+            assertThat(ComposeDeployment.logs(deployment.runner)).contains("below its " + FLOOR_INODES + "-inode floor");
         } finally {
             unmount(mounted);
         }
@@ -144,7 +169,8 @@ class DiskFloorTest {
     }
 
     static void mount(Path workspace, List<Path> mounted) throws Exception {
-        Commands.Result mount = Commands.run(List.of("mount", "-t", "tmpfs", "-o", "size=" + WORKSPACE_MIB + "m,mode=0755",
+        Commands.Result mount = Commands.run(List.of("mount", "-t", "tmpfs", "-o", "size=" + WORKSPACE_MIB + "m,nr_inodes="
+                + WORKSPACE_INODES + ",mode=0755",
                 "tmpfs", workspace.toString()), 30);
         assertThat(mount.exitCode()).as(mount.output()).isZero();
         mounted.add(workspace);

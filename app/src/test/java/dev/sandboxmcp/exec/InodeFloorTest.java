@@ -1,0 +1,106 @@
+package dev.sandboxmcp.exec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandboxmcp.SmallTmpfs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The disk floor for inodes, on a tmpfs of 64 MiB that holds 20,000 files: with a floor of 24 MiB
+ * (37.5 percent) it keeps 7,500 inodes free. A command making empty files, which the byte floor
+ * never sees, is stopped with inodes left, and every running job with it; below the floor, a
+ * command that removes files or makes none goes on.
+ */
+class InodeFloorTest {
+
+    static final long MIB = 1 << 20;
+    static final DiskFloor FLOOR = new DiskFloor(24 * MIB, 0);
+    static final long FLOOR_INODES = 7500;
+    static final Map<String, String> ENVIRONMENT = Map.of("PATH", "/usr/bin:/bin");
+    /** One process making empty files as fast as a shell can: builtins only. */
+    static final String MAKE_FILES = "i=0; while :; do : > f$i; i=$((i+1)); done";
+
+    @TempDir
+    Path temp;
+    SmallTmpfs disk;
+    CommandRunner commands;
+    JobManager jobs;
+    DiskFloorWatch watch;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        disk = SmallTmpfs.mountWithInodes(temp, 64, 20_000);
+        commands = new CommandRunner(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 8);
+        jobs = new JobManager(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 4, 16);
+        watch = DiskFloorWatch.start(FLOOR, List.of(disk.path), commands, jobs, false);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (watch != null) {
+            watch.close();
+        }
+        if (commands != null) {
+            commands.close();
+            jobs.close();
+        }
+        if (disk != null) {
+            disk.close();
+        }
+    }
+
+    long freeInodes() throws Exception {
+        return Statvfs.inodes(disk.path).free();
+    }
+
+    @Test
+    void theFloorIsTheSameShareOfInodesAsOfBytes() throws Exception {
+        assertThat(Statvfs.inodes(disk.path).total()).isEqualTo(20_000);
+        assertThat(FLOOR.inodesFor(64 * MIB, 20_000)).isEqualTo(FLOOR_INODES);
+        assertThat(FLOOR.inodesFor(64 * MIB, 0)).as("no fixed number of inodes: no floor").isZero();
+        assertThat(new DiskFloor(2L << 30, 5).inodesFor(1000L << 30, 60_000_000)).isEqualTo(3_000_000);
+    }
+
+    @Test
+    void aCommandMakingEmptyFilesIsStoppedWithInodesLeftAndEveryRunningJobWithIt() throws Exception {
+        Job sleeper = jobs.start("sleep 600", disk.path, ".");
+        CommandResult result = commands.run(MAKE_FILES, disk.path, Duration.ofSeconds(60));
+
+        assertThat(result.ending().cause()).as(result.stderr().text()).isInstanceOf(InodeFloorStop.class);
+        InodeFloorStop stop = (InodeFloorStop) result.ending().cause();
+        assertThat(stop.path()).isEqualTo(disk.path);
+        assertThat(stop.floorInodes()).isEqualTo(FLOOR_INODES);
+        assertThat(stop.freeInodes()).isLessThanOrEqualTo(FLOOR_INODES - InodeFloor.SHRINK);
+        assertThat(result.stderr().text()).doesNotContain("No space left");
+        long left = freeInodes();
+        assertThat(left).as("inodes left").isGreaterThan(0);
+        System.out.printf("inode floor on tmpfs: stopped %d inodes below the floor of %d, %d below once stopped (%d left)%n",
+                FLOOR_INODES - stop.freeInodes(), FLOOR_INODES, FLOOR_INODES - left, left);
+        assertThat(DiskFloorWatchTest.awaitEnd(jobs, sleeper.id()).ending().cause()).as("no counter says who made the files: every job is stopped")
+                .isInstanceOf(InodeFloorStop.class);
+    }
+
+    @Test
+    void belowTheFloorACommandThatRemovesFilesOrMakesNoneGoesOn() throws Exception {
+        // Below the floor by files the test makes itself: no command's.
+        Path made = Files.createDirectories(disk.path.resolve("made"));
+        for (int i = 0; freeInodes() > FLOOR_INODES - 2000; i++) {
+            Files.createFile(made.resolve("f" + i));
+        }
+        Thread.sleep(100);
+        CommandResult quiet = commands.run("echo still here; sleep 0.3", disk.path, Duration.ofSeconds(60));
+        assertThat(quiet.ending().cause()).isInstanceOf(Ending.Exited.class);
+        CommandResult cleanup = commands.run("rm -r made; sleep 0.3", disk.path, Duration.ofSeconds(60));
+        assertThat(cleanup.ending().cause()).as(cleanup.stderr().text()).isInstanceOf(Ending.Exited.class);
+        assertThat(cleanup.exitCode()).isZero();
+        assertThat(freeInodes()).isGreaterThan(FLOOR_INODES);
+    }
+}
