@@ -28,6 +28,8 @@ public final class CommandRunner implements AutoCloseable {
     private final Semaphore slots;
     private final int maxConcurrent;
     private final Set<RunningCommand> running = ConcurrentHashMap.newKeySet();
+    /** Commands started so far: the disk floor tells by it that one ran between two looks. */
+    private final java.util.concurrent.atomic.AtomicLong starts = new java.util.concurrent.atomic.AtomicLong();
     private final IdleSweep sweep;
     private volatile boolean closed;
 
@@ -95,6 +97,7 @@ public final class CommandRunner implements AutoCloseable {
             throw new BusyException(maxConcurrent);
         }
         sweep.begin();
+        starts.incrementAndGet(); // before the spawn: the command runs before it is in running
         // From here on, start releases both whatever it throws, and the command's end does otherwise.
         RunningCommand started = RunningCommand.start(command, workingDirectory, environment, input, stdout, stderr,
                 timeout, killGrace, () -> {
@@ -156,6 +159,16 @@ public final class CommandRunner implements AutoCloseable {
     /** The commands running now, those handed over to a job included: what the disk floor watches. */
     Set<RunningCommand> running() {
         return Set.copyOf(running);
+    }
+
+    /** How many commands have been started. */
+    long starts() {
+        return starts.get();
+    }
+
+    /** Whether a command (or, through the sweep they share, a job) is starting or running: spawned, not yet seen by running(). */
+    boolean busy() {
+        return sweep.active() > 0;
     }
 
     /** Number of commands running now. */

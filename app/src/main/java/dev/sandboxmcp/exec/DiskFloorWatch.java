@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -83,6 +85,10 @@ public final class DiskFloorWatch implements AutoCloseable {
     private final List<Filesystem> filesystems;
     /** The running commands and jobs, by their trees, taken anew at each poll. */
     private final Supplier<Map<ProcessTree, RunningCommand>> trees;
+    /** How many commands and jobs have been started: one may start and end between two looks. */
+    private final LongSupplier starts;
+    /** Whether one is starting or running: the start takes up to hundreds of milliseconds, while the command runs. */
+    private final BooleanSupplier busy;
     /** Null: no process outside the trees is judged (outside the runner's container). */
     private final DiskFloorStrays strays;
     private final InodeFloor inodes;
@@ -90,10 +96,12 @@ public final class DiskFloorWatch implements AutoCloseable {
     private volatile boolean closed;
 
     private DiskFloorWatch(List<Filesystem> filesystems, InodeFloor inodes, Supplier<Map<ProcessTree, RunningCommand>> trees,
-            DiskFloorStrays strays) {
+            LongSupplier starts, BooleanSupplier busy, DiskFloorStrays strays) {
         this.filesystems = filesystems;
         this.inodes = inodes;
         this.trees = trees;
+        this.starts = starts;
+        this.busy = busy;
         this.strays = strays;
         if (filesystems.isEmpty()) {
             this.thread = null;
@@ -122,24 +130,26 @@ public final class DiskFloorWatch implements AutoCloseable {
             commands.running().forEach(command -> running.put(command.tree(), command));
             jobs.running().forEach(job -> running.put(job.tree(), job));
             return running;
-        }, strays);
+        }, () -> commands.starts() + jobs.starts(), commands::busy, strays);
     }
 
     private static DiskFloorWatch start(DiskFloor floor, List<Path> paths, Supplier<Map<ProcessTree, RunningCommand>> trees,
-            DiskFloorStrays strays) throws IOException {
+            LongSupplier starts, BooleanSupplier busy, DiskFloorStrays strays) throws IOException {
         List<Filesystem> filesystems = new ArrayList<>();
+        List<String> types = new ArrayList<>();
         if (!floor.off()) {
             Set<Object> devices = new HashSet<>();
             for (Path path : paths) {
                 if (devices.add(Files.getAttribute(path, "unix:dev"))) {
                     String type = Files.getFileStore(path).type();
+                    types.add(type);
                     filesystems.add(new Filesystem(path, path.toFile(), floor.bytesFor(path.toFile().getTotalSpace()),
                             type.equals("tmpfs") || type.equals("ramfs")));
                 }
             }
         }
         return new DiskFloorWatch(List.copyOf(filesystems),
-                InodeFloor.of(floor, filesystems.stream().map(Filesystem::path).toList()), trees, strays);
+                InodeFloor.of(floor, filesystems.stream().map(Filesystem::path).toList(), types), trees, starts, busy, strays);
     }
 
     private void watch() {
@@ -181,10 +191,9 @@ public final class DiskFloorWatch implements AutoCloseable {
                 }
                 System.arraycopy(free, 0, freeSinceCount, 0, free.length);
             }
-            Duration shortest = running.isEmpty() ? IDLE_SHORTEST_POLL : SHORTEST_POLL;
-            Duration inodePace = inodes.look(running, strays, shortest);
+            Duration inodePace = inodes.look(running, busy.getAsBoolean(), starts.getAsLong(), strays);
             try {
-                Duration bytePace = pollAfter(headroom, below >= 0 ? shortest : SHORTEST_POLL);
+                Duration bytePace = pollAfter(headroom, below >= 0 && running.isEmpty() ? IDLE_SHORTEST_POLL : SHORTEST_POLL);
                 Thread.sleep(bytePace.compareTo(inodePace) <= 0 ? bytePace : inodePace);
             } catch (InterruptedException e) {
                 return;

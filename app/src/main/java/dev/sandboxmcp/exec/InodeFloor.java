@@ -4,45 +4,70 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The disk floor for inodes: a command that makes empty files by the million fills a filesystem's
  * inodes long before its bytes, and then nothing on the machine can make a file there. Each
- * filesystem keeps the same share of its inodes free as of its bytes ({@link DiskFloor#inodesFor}).
- * Below that, once free inodes fell by {@link #SHRINK} since they were first seen below (or since
- * the last stop), every running command and job is stopped, and what commands left running
- * outside every tree ({@link DiskFloorStrays}): no counter says which process makes files, and
- * a command that only removes files, or makes none, is never stopped. Polled with the byte
- * floor, at a pace that comes before a {@link #FAST_CREATOR_PER_SECOND} creator could take half
- * of what is left above the floor.
+ * filesystem whose number of inodes is fixed when it is made (ext2 to ext4, tmpfs; on XFS, btrfs
+ * or ZFS it follows free space, which the byte floor keeps) keeps the same share of its inodes
+ * free as of its bytes ({@link DiskFloor#inodesFor}).
+ *
+ * <p>Below that, what the filesystem loses between two looks counts against the sandbox when a
+ * command or job ran at either of them or started in between; only what goes between two looks
+ * with nothing of the sandbox running is the host's. Once that count has reached {@link #TAKEN}
+ * (files removed count back), every command and job running at a look that finds fewer inodes
+ * free than the last is stopped, and what commands left running outside every tree
+ * ({@link DiskFloorStrays}): no counter says which process makes files. The count is kept until
+ * free inodes are back above the floor, so that each later command making files is stopped within
+ * a look of starting to; a command that only removes files, or makes none, is never stopped.
+ * With nothing of the sandbox running, every {@link #TAKEN} lost stops what commands left
+ * behind. Below the floor the looks come every {@link DiskFloorWatch#SHORTEST_POLL}, running or
+ * not (a command making a thousand files takes longer); above it, before a
+ * {@link #FAST_CREATOR_PER_SECOND} creator could take half of what is left.
  */
 final class InodeFloor {
 
     /** The fastest a command is taken to make files: several processes on tmpfs. */
     static final long FAST_CREATOR_PER_SECOND = 1_000_000;
-    static final long SHRINK = 1000;
+    static final long TAKEN = 1000;
+    /** The filesystems (statfs types, as Java names them) whose number of inodes is fixed when they are made. */
+    static final Set<String> FIXED_INODES = Set.of("ext2", "ext3", "ext4", "tmpfs");
 
-    private record Watched(Path path, long floorInodes) {
+    /** {@code previous}: free inodes at the last look, -1 before the first; {@code taken}: counted against the sandbox. */
+    private static final class Watched {
+        final Path path;
+        final long floorInodes;
+        long previous = -1;
+        boolean ranBefore;
+        long startsBefore;
+        long taken;
+        long takenIdle;
+
+        Watched(Path path, long floorInodes) {
+            this.path = path;
+            this.floorInodes = floorInodes;
+        }
     }
 
     private final List<Watched> filesystems;
-    /** Per filesystem: free inodes when first seen below the floor, or at the last stop; -1 above the floor. */
-    private final long[] mark;
 
     private InodeFloor(List<Watched> filesystems) {
         this.filesystems = filesystems;
-        this.mark = new long[filesystems.size()];
-        Arrays.fill(mark, -1);
     }
 
-    /** The inode floors of {@code paths} (each a filesystem of its own); none where inodes are not fixed. */
-    static InodeFloor of(DiskFloor floor, List<Path> paths) throws IOException {
+    /**
+     * The inode floors of {@code paths} (each a filesystem of its own, of the statfs type in
+     * {@code types} at the same index); none where the number of inodes is not fixed.
+     */
+    static InodeFloor of(DiskFloor floor, List<Path> paths, List<String> types) throws IOException {
         List<Watched> watched = new ArrayList<>();
-        for (Path path : paths) {
-            long floorInodes = floor.inodesFor(path.toFile().getTotalSpace(), Statvfs.inodes(path).total());
+        for (int i = 0; i < paths.size(); i++) {
+            Path path = paths.get(i);
+            long floorInodes = FIXED_INODES.contains(types.get(i))
+                    ? floor.inodesFor(path.toFile().getTotalSpace(), Statvfs.inodes(path).total()) : 0;
             if (floorInodes > 0) {
                 watched.add(new Watched(path, floorInodes));
             }
@@ -51,30 +76,43 @@ final class InodeFloor {
     }
 
     /**
-     * Looks once, stops what runs when free inodes fell below the floor far enough, and returns
-     * how long the next look may wait ({@code shortest} at or below the floor).
+     * Looks once ({@code busy}: whether a command or job is starting or running; {@code starts}:
+     * how many have been started so far), stops what
+     * runs when the sandbox has taken {@link #TAKEN} below the floor and files are still being made,
+     * and returns how long the next look may wait.
      */
-    Duration look(Map<ProcessTree, RunningCommand> running, DiskFloorStrays strays, Duration shortest) {
+    Duration look(Map<ProcessTree, RunningCommand> running, boolean busy, long starts, DiskFloorStrays strays) {
         Duration next = DiskFloorWatch.LONGEST_POLL;
-        for (int i = 0; i < filesystems.size(); i++) {
-            Watched filesystem = filesystems.get(i);
+        boolean runs = !running.isEmpty() || busy;
+        for (Watched filesystem : filesystems) {
             long free;
             try {
-                free = Statvfs.inodes(filesystem.path()).free();
+                free = Statvfs.inodes(filesystem.path).free();
             } catch (IOException e) {
                 continue;
             }
-            long headroom = free - filesystem.floorInodes();
-            next = min(next, DiskFloorWatch.pollAfter(headroom, FAST_CREATOR_PER_SECOND, shortest));
+            long headroom = free - filesystem.floorInodes;
+            next = min(next, DiskFloorWatch.pollAfter(headroom, FAST_CREATOR_PER_SECOND, DiskFloorWatch.SHORTEST_POLL));
+            long lost = filesystem.previous < 0 ? 0 : filesystem.previous - free;
+            // Ours when something ran (or was starting) at either look, or started and ended in between.
+            boolean ours = runs || filesystem.ranBefore || starts != filesystem.startsBefore;
+            filesystem.previous = free;
+            filesystem.ranBefore = runs;
+            filesystem.startsBefore = starts;
             if (headroom >= 0) {
-                mark[i] = -1;
-            } else if (mark[i] < 0 || running.isEmpty()) {
-                mark[i] = free; // what goes while nothing of ours runs is not ours
-            } else if (free <= mark[i] - SHRINK) {
-                mark[i] = free;
-                stopAll(filesystem, free, running, strays);
+                filesystem.taken = 0;
+                filesystem.takenIdle = 0;
+            } else if (ours) {
+                filesystem.taken = Math.max(0, filesystem.taken + lost);
+                if (!running.isEmpty() && lost > 0 && filesystem.taken >= TAKEN) {
+                    stopAll(filesystem, free, running, strays);
+                }
             } else {
-                mark[i] = Math.max(mark[i], free); // files removed: measured from there
+                filesystem.takenIdle = Math.max(0, filesystem.takenIdle + lost);
+                if (filesystem.takenIdle >= TAKEN && strays != null) {
+                    filesystem.takenIdle = 0;
+                    leftovers(filesystem, free, strays);
+                }
             }
         }
         return next;
@@ -82,16 +120,23 @@ final class InodeFloor {
 
     private static void stopAll(Watched filesystem, long free, Map<ProcessTree, RunningCommand> running,
             DiskFloorStrays strays) {
-        InodeFloorStop stop = new InodeFloorStop(filesystem.path(), free, filesystem.floorInodes());
+        InodeFloorStop stop = new InodeFloorStop(filesystem.path, free, filesystem.floorInodes);
         running.forEach((tree, command) -> command.killNow(stop, tree.descendants()));
         // println: the log stream ends a line only there (LogLines)
-        System.err.println(String.format("sandbox-mcp runner: %s had %d inodes free, below its %d-inode floor: stopped "
-                + "every running command and job (%d)", filesystem.path(), free, filesystem.floorInodes(), running.size()));
+        System.err.println(String.format("sandbox-mcp runner: %s had %d inodes free, below its %d-inode floor, and the "
+                + "sandbox had taken %d or more of them: stopped every running command and job (%d)", filesystem.path, free,
+                filesystem.floorInodes, TAKEN, running.size()));
         if (strays != null) {
-            for (DiskFloorStrays.Stopped stray : strays.stopAll(running.keySet(), false)) {
-                System.err.println(String.format("sandbox-mcp runner: %s below its inode floor: killed pid %d, left running "
-                        + "by a command outside its tree", filesystem.path(), stray.pid()));
-            }
+            leftovers(filesystem, free, strays);
+        }
+    }
+
+    /** Kills what commands left running outside every tree; with nothing running, every such process. */
+    private static void leftovers(Watched filesystem, long free, DiskFloorStrays strays) {
+        for (DiskFloorStrays.Stopped stray : strays.stopAll(List.of(), false)) {
+            System.err.println(String.format("sandbox-mcp runner: %s had %d inodes free, below its %d-inode floor: killed "
+                    + "pid %d, left running by a command outside its tree", filesystem.path, free, filesystem.floorInodes,
+                    stray.pid()));
         }
     }
 

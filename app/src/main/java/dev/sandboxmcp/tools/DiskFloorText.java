@@ -71,7 +71,8 @@ final class DiskFloorText {
     /** Why the inode floor stopped a command or job. */
     static String stopped(InodeFloorStop stop) {
         return "stopped: " + stop.path() + " had " + stop.freeInodes() + " inodes free (files it can still hold), below "
-                + "the floor of " + stop.floorInodes() + ", and every running command and job was stopped; remove files "
+                + "the floor of " + stop.floorInodes() + ", and files were still being made while commands ran (by them, "
+                + "or by anything else on that filesystem): every running command and job was stopped; remove files "
                 + "you made (build outputs, caches), then run it again";
     }
 
