@@ -149,6 +149,15 @@ class InfraFilesTest {
                 new String[] {java.nio.file.Files.createDirectories(home.resolve(".config/projects")).toString()});
         refused.put("holds a directory on your PATH (" + workspace.resolve("tools/bin") + ")", new String[] {
                 workspace.toString(), "PATH", workspace.resolve("tools/bin") + ":" + System.getenv("PATH")});
+        refused.put("holds a directory on your PATH (" + home + "/Development/tools)", new String[] {
+                workspace.toString(), "PATH", "~/Development/tools:" + System.getenv("PATH")});
+        refused.put("holds XDG_CONFIG_HOME (" + workspace.resolve("config") + ")", new String[] {
+                workspace.toString(), "XDG_CONFIG_HOME", workspace.resolve("config").toString()});
+        java.nio.file.Path dotfiles = java.nio.file.Files.createDirectories(temp.resolve("dotfiles-in/Development/dots"));
+        java.nio.file.Path otherHome = java.nio.file.Files.createDirectories(temp.resolve("dotfiles-in"));
+        java.nio.file.Files.createSymbolicLink(otherHome.resolve(".vimrc"), dotfiles.resolve("vimrc"));
+        refused.put("holds what " + otherHome.resolve(".vimrc") + " points to", new String[] {
+                otherHome.resolve("Development").toString(), "HOME", otherHome.toString()});
         for (Map.Entry<String, String[]> each : refused.entrySet()) {
             Map<String, String> environment = new java.util.HashMap<>(user);
             if (each.getValue().length > 1) {
@@ -158,6 +167,9 @@ class InfraFilesTest {
             assertThat(result.exitCode()).as(each.getKey() + ": " + result.output()).isEqualTo(2);
             assertThat(result.output()).contains(each.getKey());
         }
+        Commands.Result dot = checkWorkspace(workspace, Map.of("HOME", home.toString(), "PATH", ".:" + System.getenv("PATH")));
+        assertThat(dot.exitCode()).as("warned, not refused: " + dot.output()).isZero();
+        assertThat(dot.output()).contains("warning: your PATH holds '.'");
         Commands.Result relative = checkWorkspace(java.nio.file.Path.of("Development"), user);
         assertThat(relative.exitCode()).isEqualTo(2);
         assertThat(relative.output()).contains("must be an absolute path");
