@@ -58,6 +58,8 @@ public final class TreeAudit {
     private static final Set<String> GIT_STRATEGIES = Set.of("ort", "recursive", "resolve", "octopus", "ours", "subtree");
     private static final int MAX_INCLUDE_DEPTH = GitConfigFile.MAX_INCLUDE_DEPTH;
     private static final String PACKED_REFS = "packed-refs";
+    /** How deep the audit follows shell files an .envrc loads, which load others. */
+    private static final int ENVRC_DEPTH = 4;
     private static final String REPLACE_REF = "replace ref (git shows the object it names wherever the replaced one is "
             + "named: git status, git diff and git log show the replacement)";
     /** The files of {@code info/} that change what git shows, and how. */
@@ -178,9 +180,7 @@ public final class TreeAudit {
                         case ".git" -> gitPointer(file, attrs);
                         case ".envrc" -> {
                             wholeFile(file, attrs, "direnv .envrc (runs in the shell that enters the directory)");
-                            if (attrs.isRegularFile()) {
-                                envrc(file);
-                            }
+                            envrc(file);
                         }
                         case "tasks.json" -> {
                             if (file.getParent().getFileName().toString().equalsIgnoreCase(".vscode")) {
@@ -860,64 +860,96 @@ public final class TreeAudit {
 
     /**
      * What an {@code .envrc} loads or puts on your PATH ({@link Envrc}): each file it loads with its
-     * digest (direnv does not ask you to allow it again when it changes), each directory or code
-     * it runs from named.
+     * digest (direnv does not ask you to allow it again when it changes), and what a loaded shell
+     * file loads in turn, up to {@link #ENVRC_DEPTH} deep; each directory or code it runs from
+     * named. An {@code .envrc} that is a link is read through it, when it leads to a file in the tree.
      */
     private void envrc(Path file) throws IOException {
-        if (file.getFileName().toString().equals(".envrc")) {
-            byte[] content = readSmall(file);
-            if (content == null) {
-                return;
+        if (!file.getFileName().toString().equals(".envrc")) {
+            return;
+        }
+        Path real = Files.isSymbolicLink(file) ? quietlyInTree(file) : file;
+        if (real != null && Files.isRegularFile(real, NOFOLLOW)) {
+            envrcScript(file, real, real.getParent(), "direnv: ", 0, new HashSet<>());
+        }
+    }
+
+    /** One shell file {@code named} (an .envrc, where findings are filed) runs: {@code script}, its relative paths from {@code base}. */
+    private void envrcScript(Path named, Path script, Path base, String prefix, int depth, Set<Path> read) throws IOException {
+        if (!read.add(script)) {
+            return;
+        }
+        byte[] content = readSmall(script);
+        if (content == null) {
+            return;
+        }
+        for (Envrc.Statement statement : Envrc.statements(new String(content, StandardCharsets.UTF_8))) {
+            String key = prefix + statement.text();
+            if (statement.computed()) {
+                findings.add(new Finding(relative(named), key, "a path built when it runs (not audited)"));
+                continue;
             }
-            for (Envrc.Statement statement : Envrc.statements(new String(content, StandardCharsets.UTF_8))) {
-                String key = "direnv: " + statement.text();
-                if (statement.computed()) {
-                    findings.add(new Finding(relative(file), key, "a path built when it runs (not audited)"));
-                    continue;
+            List<Path> loaded = new ArrayList<>();
+            switch (statement.kind()) {
+                case LOADS -> {
+                    for (String path : statement.paths()) {
+                        loaded.add(loadedByEnvrc(named, key, base, path, statement.optional().contains(path)));
+                    }
                 }
-                switch (statement.kind()) {
-                    case LOADS -> {
-                        for (String path : statement.paths()) {
-                            loadedByEnvrc(file, key, file.getParent(), path);
+                case LOADS_FROM_ABOVE -> {
+                    for (Path dir = script.getParent().getParent(); dir != null && dir.startsWith(root); dir = dir.getParent()) {
+                        if (Files.exists(dir.resolve(statement.paths().getFirst()), NOFOLLOW)) {
+                            loaded.add(loadedByEnvrc(named, key, dir, statement.paths().getFirst(), false));
                         }
                     }
-                    case LOADS_FROM_ABOVE -> {
-                        for (Path dir = file.getParent().getParent(); dir != null && dir.startsWith(root); dir = dir.getParent()) {
-                            if (Files.exists(dir.resolve(statement.paths().getFirst()), NOFOLLOW)) {
-                                loadedByEnvrc(file, key, dir, statement.paths().getFirst());
-                            }
-                        }
+                }
+                case RUNS -> {
+                    Path program = resolve(base, statement.paths().getFirst(), named, key);
+                    if (program != null && program.normalize().startsWith(root)) {
+                        loadedByEnvrc(named, key, base, statement.paths().getFirst(), false);
                     }
-                    case RUNS_FROM -> findings.add(new Finding(relative(file), key, "runs programs or code from the tree, "
-                            + "which the sandbox can write; direnv does not ask again when they change"));
+                }
+                case RUNS_FROM -> findings.add(new Finding(relative(named), key, "runs programs or code from the tree, "
+                        + "which the sandbox can write; direnv does not ask again when they change"));
+            }
+            if (statement.shell() && depth < ENVRC_DEPTH) {
+                for (Path next : loaded) {
+                    if (next != null) {
+                        envrcScript(named, next, statement.fromItsDirectory() ? next.getParent() : base,
+                                "direnv (through " + relative(next) + "): ", depth + 1, read);
+                    }
                 }
             }
         }
     }
 
-    /** A file an {@code .envrc} loads: its digest, or why it has none. */
-    private void loadedByEnvrc(Path envrc, String key, Path base, String path) throws IOException {
+    /**
+     * A file an {@code .envrc} loads: a finding with its digest, or why it has none ({@code optional}:
+     * none when it is missing). Its real path when it lies in the tree and could be read, else null.
+     */
+    private Path loadedByEnvrc(Path envrc, String key, Path base, String path, boolean optional) throws IOException {
         Path target = resolve(base, path.startsWith("~/") && home != null ? home.resolve(path.substring(2)).toString() : path,
                 envrc, key);
         if (target == null) {
-            return;
+            return null;
         }
         Path real = quietlyInTree(target);
         if (real != null && Files.isDirectory(real, NOFOLLOW)) {
             target = target.resolve(".envrc"); // source_env of a directory loads its .envrc
             real = quietlyInTree(target);
         }
-        if (real != null) {
-            byte[] content = readSmall(real);
-            if (content != null) {
-                findings.add(new Finding(relative(envrc), key, relative(real) + ", " + sha256(content)));
-            }
+        if (real != null && Files.isRegularFile(real, NOFOLLOW)) {
+            findings.add(new Finding(relative(envrc), key, relative(real) + ", " + digest(real)));
+            return real;
+        } else if (real != null) {
+            findings.add(new Finding(relative(envrc), key, relative(real) + " (not a regular file: " + kind(real) + ")"));
         } else if (Files.exists(target)) {
             findings.add(new Finding(relative(envrc), key, display(target) + " (outside the audited tree: not audited)"));
-        } else {
+        } else if (!optional) {
             findings.add(new Finding(relative(envrc), key, display(target) + " (does not exist: whoever creates it "
                     + "decides what runs)"));
         }
+        return null;
     }
 
     private void vsCodeTasks(Path file, BasicFileAttributes attrs) throws IOException {
