@@ -169,6 +169,8 @@ public final class DiskFloorWatch implements AutoCloseable {
                     below = i;
                 }
             }
+            long startsNow = starts.getAsLong(); // before what runs: one may start, and end, while it is read
+            boolean busyNow = busy.getAsBoolean();
             Map<ProcessTree, RunningCommand> running = trees.get();
             boolean countNow;
             if (running.isEmpty()) {
@@ -191,7 +193,13 @@ public final class DiskFloorWatch implements AutoCloseable {
                 }
                 System.arraycopy(free, 0, freeSinceCount, 0, free.length);
             }
-            Duration inodePace = inodes.look(running, busy.getAsBoolean(), starts.getAsLong(), strays);
+            Duration inodePace;
+            try {
+                inodePace = inodes.look(running, busyNow, startsNow, strays);
+            } catch (RuntimeException e) {
+                System.err.println("sandbox-mcp runner: the inode floor's look failed: " + e);
+                inodePace = SHORTEST_POLL;
+            }
             try {
                 Duration bytePace = pollAfter(headroom, below >= 0 && running.isEmpty() ? IDLE_SHORTEST_POLL : SHORTEST_POLL);
                 Thread.sleep(bytePace.compareTo(inodePace) <= 0 ? bytePace : inodePace);

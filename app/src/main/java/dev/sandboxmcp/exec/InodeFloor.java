@@ -22,7 +22,8 @@ import java.util.Set;
  * free than the last is stopped, and what commands left running outside every tree
  * ({@link DiskFloorStrays}): no counter says which process makes files. The count is kept until
  * free inodes are back above the floor, so that each later command making files is stopped within
- * a look of starting to; a command that only removes files, or makes none, is never stopped.
+ * a look of starting to. A command that only removes files, or makes none, goes on, unless
+ * something else (the host) makes files on that filesystem while it runs: that counts too.
  * With nothing of the sandbox running, every {@link #TAKEN} lost stops what commands left
  * behind. Below the floor the looks come every {@link DiskFloorWatch#SHORTEST_POLL}, running or
  * not (a command making a thousand files takes longer); above it, before a
@@ -93,7 +94,8 @@ final class InodeFloor {
             }
             long headroom = free - filesystem.floorInodes;
             next = min(next, DiskFloorWatch.pollAfter(headroom, FAST_CREATOR_PER_SECOND, DiskFloorWatch.SHORTEST_POLL));
-            long lost = filesystem.previous < 0 ? 0 : filesystem.previous - free;
+            // Below the floor, only what went below it: the look that crosses it may come late.
+            long lost = filesystem.previous < 0 ? 0 : Math.min(filesystem.previous, filesystem.floorInodes) - free;
             // Ours when something ran (or was starting) at either look, or started and ended in between.
             boolean ours = runs || filesystem.ranBefore || starts != filesystem.startsBefore;
             filesystem.previous = free;
@@ -111,7 +113,7 @@ final class InodeFloor {
                 filesystem.takenIdle = Math.max(0, filesystem.takenIdle + lost);
                 if (filesystem.takenIdle >= TAKEN && strays != null) {
                     filesystem.takenIdle = 0;
-                    leftovers(filesystem, free, strays);
+                    leftovers(filesystem, free, strays, List.of());
                 }
             }
         }
@@ -120,20 +122,25 @@ final class InodeFloor {
 
     private static void stopAll(Watched filesystem, long free, Map<ProcessTree, RunningCommand> running,
             DiskFloorStrays strays) {
+        Map<ProcessTree, RunningCommand> alive = new java.util.HashMap<>(running);
+        alive.values().removeIf(RunningCommand::killing); // stopped at an earlier look, and still ending
+        if (alive.isEmpty()) {
+            return;
+        }
         InodeFloorStop stop = new InodeFloorStop(filesystem.path, free, filesystem.floorInodes);
-        running.forEach((tree, command) -> command.killNow(stop, tree.descendants()));
+        alive.forEach((tree, command) -> command.killNow(stop, tree.descendants()));
         // println: the log stream ends a line only there (LogLines)
         System.err.println(String.format("sandbox-mcp runner: %s had %d inodes free, below its %d-inode floor, and the "
                 + "sandbox had taken %d or more of them: stopped every running command and job (%d)", filesystem.path, free,
-                filesystem.floorInodes, TAKEN, running.size()));
+                filesystem.floorInodes, TAKEN, alive.size()));
         if (strays != null) {
-            leftovers(filesystem, free, strays);
+            leftovers(filesystem, free, strays, running.keySet());
         }
     }
 
-    /** Kills what commands left running outside every tree; with nothing running, every such process. */
-    private static void leftovers(Watched filesystem, long free, DiskFloorStrays strays) {
-        for (DiskFloorStrays.Stopped stray : strays.stopAll(List.of(), false)) {
+    /** Kills what commands left running outside every tree of {@code running}. */
+    private static void leftovers(Watched filesystem, long free, DiskFloorStrays strays, java.util.Collection<ProcessTree> running) {
+        for (DiskFloorStrays.Stopped stray : strays.stopAll(running, false)) {
             System.err.println(String.format("sandbox-mcp runner: %s had %d inodes free, below its %d-inode floor: killed "
                     + "pid %d, left running by a command outside its tree", filesystem.path, free, filesystem.floorInodes,
                     stray.pid()));

@@ -273,6 +273,11 @@ public final class RunningCommand implements CommandOutcome {
         return tree;
     }
 
+    /** Whether the runner is killing it, for whatever reason. */
+    boolean killing() {
+        return killedFor != null;
+    }
+
     /** Whether the runner has been asked to stop it. */
     boolean stopping() {
         return killedFor instanceof Ending.Stopped;

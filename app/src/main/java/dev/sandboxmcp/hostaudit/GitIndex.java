@@ -66,6 +66,9 @@ final class GitIndex {
     private static final int MAX_PATH = 64 * 1024;
     private static final byte[] SIGNATURE = "DIRC".getBytes(StandardCharsets.US_ASCII);
     private static final String OFFSET_TABLE = "IEOT";
+    private static final String END_OF_ENTRIES = "EOIE";
+    /** The extended flags git 2.39 knows (CE_EXTENDED_FLAGS: intent-to-add, skip-worktree); any other makes it refuse the index. */
+    private static final int KNOWN_EXTENDED = 0x6000;
     /** The extensions starting lowercase (required) that git 2.39 reads: the split index's link, sparse directories. */
     private static final java.util.Set<String> KNOWN_REQUIRED = java.util.Set.of("link", "sdir");
 
@@ -77,6 +80,19 @@ final class GitIndex {
      * whose object names are {@code hashBytes} long (20, or 32 with SHA-256); empty when none is set.
      */
     static List<Flagged> flagged(Source source, long size, int hashBytes) throws IOException {
+        // Where git looks for the end-of-index entry (read_eoie_extension): just before the checksum.
+        long eoie = size - hashBytes - (8 + 4 + hashBytes);
+        if (eoie >= SIGNATURE.length + 8) {
+            try (InputStream raw = source.open()) {
+                raw.skipNBytes(eoie);
+                if (new String(raw.readNBytes(4), StandardCharsets.ISO_8859_1).equals(END_OF_ENTRIES)) {
+                    throw new Unreadable("an index with an end-of-index entry (EOIE): git may read its entries in blocks "
+                            + "that the audit does not");
+                }
+            } catch (EOFException e) {
+                throw new Unreadable("shorter than it was a moment ago");
+            }
+        }
         try (InputStream raw = source.open()) {
             Counting counted = new Counting(new BufferedInputStream(raw, 64 * 1024));
             DataInputStream in = new DataInputStream(counted);
@@ -96,6 +112,9 @@ final class GitIndex {
                 int flags = in.readUnsignedShort();
                 boolean extended = (flags & EXTENDED) != 0;
                 int extendedFlags = extended ? in.readUnsignedShort() : 0;
+                if ((extendedFlags & ~KNOWN_EXTENDED) != 0) {
+                    throw new Unreadable("entry " + i + ": extended flags git does not know and refuses");
+                }
                 int length = flags & NAME_MASK;
                 byte[] path = version == 4 ? prefixCompressed(in, previous, length, i)
                         : padded(in, STAT_BYTES + hashBytes + 2 + (extended ? 2 : 0), length);
@@ -107,9 +126,9 @@ final class GitIndex {
                 }
                 previous = path;
             }
-            if (offsetTable(in, counted, size, hashBytes) && version == 4) {
-                throw new Unreadable("a version 4 index with an offset table (IEOT): git may read its entries in blocks "
-                        + "that the audit does not");
+            if (offsetTable(in, counted, size, hashBytes)) {
+                throw new Unreadable("an index with an offset table (IEOT): git may read its entries in blocks that the "
+                        + "audit does not");
             }
             List<Flagged> flagged = new ArrayList<>();
             for (Collector collector : List.of(skipWorktree, assumeUnchanged)) {
@@ -133,10 +152,12 @@ final class GitIndex {
         while (counted.count + 8 + hashBytes <= size) {
             String signature = new String(in.readNBytes(4), StandardCharsets.ISO_8859_1);
             long length = Integer.toUnsignedLong(in.readInt());
-            if (Character.isLowerCase(signature.charAt(0)) && !KNOWN_REQUIRED.contains(signature)) {
+            char first = signature.charAt(0);
+            if ((first < 'A' || first > 'Z') && !KNOWN_REQUIRED.contains(signature)) {
                 throw new Unreadable("an extension git does not know and refuses: " + signature);
             }
-            offsetTable |= signature.equals(OFFSET_TABLE);
+            // git finds the offset table through the end-of-index entry (EOIE), wherever it lies
+            offsetTable |= signature.equals(OFFSET_TABLE) || signature.equals(END_OF_ENTRIES);
             long skip = Math.min(length, size - counted.count);
             in.skipNBytes(skip);
             if (skip < length) {
@@ -204,6 +225,9 @@ final class GitIndex {
     /** Version 4: drop bytes from the end of the previous path, then the rest up to a NUL. */
     private static byte[] prefixCompressed(DataInputStream in, byte[] previous, int length, long entry) throws IOException {
         long drop = varint(in);
+        if (entry == 0) {
+            drop = 0; // git takes nothing from a previous path when there is none, whatever the count says
+        }
         if (drop > previous.length) {
             throw new Unreadable("entry " + entry + ": drops " + drop + " bytes of a " + previous.length + "-byte path");
         }

@@ -296,7 +296,7 @@ public final class TreeAudit {
      */
     private void hiddenChanges(Path dir, DirectoryConfig config) {
         audited(dir, () -> {
-            int hashBytes = sha256(dir, config) ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
+            int hashBytes = sha256(dir) ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
             List<Path> indexes = new ArrayList<>(List.of(dir.resolve("index")));
             try (DirectoryStream<Path> shared = Files.newDirectoryStream(dir, "sharedindex.*")) {
                 shared.forEach(indexes::add);
@@ -312,23 +312,26 @@ public final class TreeAudit {
     }
 
     /**
-     * Whether the git directory's object names are SHA-256: its own config says so, or (a linked
-     * worktree's, which has none) the config of the repository its commondir names.
+     * Whether the git directory's object names are SHA-256: as git reads it (setup.c), from
+     * {@code extensions.objectFormat} in the config of its common directory (what its
+     * {@code commondir} names, else itself), never a linked worktree's own. When that directory
+     * is not known here, the index is not read.
      */
-    private boolean sha256(Path dir, DirectoryConfig config) throws IOException {
-        String format = config.objectFormat;
-        Path common = dir.resolve("commondir");
-        if (format == null && Files.isRegularFile(common, NOFOLLOW)) {
-            byte[] content = readSmall(common);
+    private boolean sha256(Path dir) throws IOException {
+        Path common = dir;
+        Path pointer = dir.resolve("commondir");
+        if (Files.exists(pointer, NOFOLLOW)) {
+            byte[] content = Files.isRegularFile(pointer, NOFOLLOW) ? readSmall(pointer) : null;
             Optional<String> named = content == null ? Optional.empty() : GitPointer.commondir(content);
-            Path real = named.isEmpty() ? null : inTree(dir, named.get());
-            for (DirectoryConfig other : directoryConfigs) {
-                if (other.gitDir.equals(real) && other.objectFormat != null) {
-                    format = other.objectFormat;
-                }
+            common = named.isEmpty() ? null : inTree(dir, named.get());
+        }
+        for (DirectoryConfig config : directoryConfigs) {
+            if (config.gitDir.equals(common)) {
+                return "sha256".equalsIgnoreCase(config.objectFormat);
             }
         }
-        return "sha256".equalsIgnoreCase(format);
+        throw new GitIndex.Unreadable("the index is not read: the repository whose object names it holds (its commondir's) "
+                + "is not one the audit read");
     }
 
     private void indexFlags(Path index, int hashBytes) throws IOException {

@@ -214,15 +214,32 @@ class HiddenChangesTest {
                 "git reads it, the audit does not: a symbolic link"));
     }
 
+    /** git may read an index with an offset table in blocks, from offsets that need not follow the entries. */
     @Test
-    void aVersion4IndexWithAnOffsetTableIsReportedAsNotRead() throws Exception {
+    void anIndexWithAnOffsetTableIsReportedAsNotRead() throws Exception {
         Path repo = repository("sha1", 20);
-        git(repo, "-c", "index.recordOffsetTable=true", "-c", "index.threads=2", "update-index", "--index-version", "4");
-        assertThat(about(audit(repo.getParent()), "offset table")).singleElement()
-                .satisfies(finding -> assertThat(finding.key()).isEqualTo("(not audited)"));
-        git(repo, "-c", "index.recordOffsetTable=true", "-c", "index.threads=2", "update-index", "--index-version", "2",
-                "--skip-worktree", "Makefile");
-        assertThat(about(audit(repo.getParent()), "skip-worktree")).as("version 2 reads the same in blocks").hasSize(1);
+        for (String version : List.of("4", "2")) {
+            git(repo, "-c", "index.recordOffsetTable=true", "-c", "index.threads=2", "update-index", "--index-version", version);
+            assertThat(about(audit(repo.getParent()), "in blocks")).as("version " + version).singleElement()
+                    .satisfies(finding -> assertThat(finding.key()).isEqualTo("(not audited)"));
+        }
+        git(repo, "-c", "index.recordOffsetTable=false", "-c", "index.recordEndOfIndexEntries=false", "-c", "index.threads=1",
+                "update-index", "--skip-worktree", "Makefile");
+        assertThat(about(audit(repo.getParent()), "skip-worktree")).as("written without them, read again").hasSize(1);
+    }
+
+    /** git takes the object name length from the common directory's config only, never a worktree's own. */
+    @Test
+    void aWorktreesOwnConfigDoesNotChangeHowItsIndexIsRead() throws Exception {
+        Path repo = repository("sha1", 2);
+        git(repo, "worktree", "add", "-q", "../topic");
+        Path topic = repo.resolveSibling("topic");
+        git(topic, "update-index", "--skip-worktree", "Makefile");
+        Files.writeString(repo.resolve(".git/worktrees/topic/config"), "[extensions]\n\tobjectFormat = sha256\n");
+        assertThat(git(topic, "ls-files", "-v")).contains("S Makefile");
+
+        assertThat(about(audit(repo.getParent()), "skip-worktree")).singleElement()
+                .satisfies(finding -> assertThat(finding.file()).isEqualTo("repo/.git/worktrees/topic/index"));
     }
 
     @Test
