@@ -2,15 +2,10 @@ package dev.sandboxmcp.hostaudit;
 
 import dev.sandboxmcp.workspace.ProtectedPaths;
 import dev.sandboxmcp.workspace.Workspace;
-import dev.sandboxmcp.workspace.WorkspaceException;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -18,16 +13,11 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -35,12 +25,13 @@ import java.util.Set;
  * Everything under a directory tree that a program on the host would run by itself: in every git
  * directory (a {@code .git}, a bare or separate one, what a {@code .git} file or link points to
  * inside the tree, submodules under {@code modules/}, worktrees under {@code worktrees/}) the
- * settings of its config files that run commands ({@link CommandSettings}) and its executable
- * hooks; {@code .envrc} files; VS Code tasks that run when the folder opens.
+ * settings of its config files that run commands ({@link CommandSettings}), its executable
+ * hooks, and what hides a change from your review ({@link HiddenChanges}); {@code .envrc} files
+ * and what they load ({@link EnvrcAudit}); VS Code tasks that run when the folder opens.
  *
  * <p>The walk never follows a symbolic link: a link is reported for what it says, and a
  * {@code .git} file or link, a {@code commondir} or a {@code core.hooksPath} that leads outside the
- * tree is reported as not audited. Files are read through {@link Workspace}, which cannot leave
+ * tree is reported as not audited. Files are read through {@link AuditedTree}, which cannot leave
  * the tree and never waits on a FIFO swapped in while it reads.
  */
 public final class TreeAudit {
@@ -50,30 +41,17 @@ public final class TreeAudit {
     }
 
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
-    private static final int MAX_SMALL_FILE = 1024 * 1024;
     /** Where a stopped rebase and a stopped cherry-pick or revert keep the merge strategy they go on with. */
     private static final String REBASE_STRATEGY = "rebase-merge/strategy";
     private static final String SEQUENCER_OPTIONS = "sequencer/opts";
     /** git's own merge strategies: any other is a program, {@code git-merge-<name>}. */
-    private static final Set<String> GIT_STRATEGIES = Set.of("ort", "recursive", "resolve", "octopus", "ours", "subtree");
+    private static final Set<String> GIT_STRATEGIES = Set.of("ort", "recursive", "resolve", "octopus", "ours",
+            "subtree");
     private static final int MAX_INCLUDE_DEPTH = GitConfigFile.MAX_INCLUDE_DEPTH;
-    private static final String PACKED_REFS = "packed-refs";
-    /** How deep the audit follows shell files an .envrc loads, which load others. */
-    private static final int ENVRC_DEPTH = 4;
-    private static final String REPLACE_REF = "replace ref (git shows the object it names wherever the replaced one is "
-            + "named: git status, git diff and git log show the replacement)";
-    /** The files of {@code info/} that change what git shows, and how. */
-    private static final Map<String, String> INFO_FILES = Map.of(
-            "info/exclude", "exclude patterns (git status does not show new files they match)",
-            "info/attributes", "attributes (they change how git diff shows and compares files)",
-            "info/grafts", "grafts (git log and git diff show these commits with other parents)");
-
-    private final Path root;
-    private final Workspace files;
+    private final AuditedTree tree;
     private final GitConfigFile git;
-    /** The host user's home, for {@code ~/} in include paths and core.hooksPath; null when unknown. */
-    private final Path home;
-    private final Set<Finding> findings = new HashSet<>();
+    private final HiddenChanges hiddenChanges;
+    private final EnvrcAudit envrcs;
     /**
      * Every core.hooksPath your own git configuration may give a repository (an includeIf's
      * counted as if its condition held). Relative, one is taken from the top of each work tree,
@@ -92,11 +70,11 @@ public final class TreeAudit {
     private final List<DirectoryConfig> directoryConfigs = new ArrayList<>();
     private long entries;
 
-    private TreeAudit(Path root, Workspace files, GitConfigFile git, Path home) {
-        this.root = root;
-        this.files = files;
+    private TreeAudit(Workspace files, GitConfigFile git, Path home) {
+        this.tree = new AuditedTree(files, home);
         this.git = git;
-        this.home = home;
+        this.hiddenChanges = new HiddenChanges(tree);
+        this.envrcs = new EnvrcAudit(tree);
     }
 
     /** Audits the tree at {@code tree}, reading git configuration with the program {@code git}. */
@@ -125,43 +103,44 @@ public final class TreeAudit {
 
     static Result run(Path tree, GitConfigFile git, Path home, Path override) throws IOException {
         try (Workspace files = Workspace.open(tree)) {
-            TreeAudit audit = new TreeAudit(files.root(), files, git, home);
+            TreeAudit audit = new TreeAudit(files, git, home);
             if (override != null) {
                 try {
                     audit.protectedGitDirectories = ProtectedGitDirectories.read(override);
                 } catch (IOException e) {
-                    audit.findings.add(new Finding("(make up's protected repositories)", "(not audited)",
+                    audit.tree.findings.add(new Finding("(make up's protected repositories)", "(not audited)",
                             override + ": " + e.getMessage()));
                 }
             }
             try {
                 audit.usersHooksPaths = git.usersValues("core.hooksPath", home);
             } catch (IOException e) {
-                audit.findings.add(new Finding("(your git config)", "(not audited)", "core.hooksPath: " + e.getMessage()));
+                audit.tree.findings.add(new Finding("(your git config)", "(not audited)", "core.hooksPath: "
+                        + e.getMessage()));
             }
             audit.walk();
             for (DirectoryConfig config : audit.directoryConfigs) {
-                audit.audited(config.gitDir, config::auditHooksPaths);
+                audit.tree.audited(config.gitDir, config::auditHooksPaths);
             }
-            List<Finding> sorted = new ArrayList<>(audit.findings);
+            List<Finding> sorted = new ArrayList<>(audit.tree.findings);
             sorted.sort(null);
             return new Result(List.copyOf(sorted), audit.entries);
         }
     }
 
     private void walk() throws IOException {
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+        Files.walkFileTree(tree.root, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
                 entries++;
-                boolean dotGit = !dir.equals(root) && dir.getFileName().toString().equalsIgnoreCase(".git");
+                boolean dotGit = !dir.equals(tree.root) && dir.getFileName().toString().equalsIgnoreCase(".git");
                 if (!dotGit && !isGitDirectory(dir)) {
                     return FileVisitResult.CONTINUE;
                 }
                 try {
                     gitDirectory(dir, dotGit ? dir.getParent() : null);
                 } catch (IOException e) {
-                    notAudited(dir, e);
+                    tree.notAudited(dir, e);
                 }
                 // What lies under a .git is what gitDirectory audits. Any other directory may only
                 // pose as one (a HEAD and an objects are two entries a command can write; git still
@@ -180,7 +159,7 @@ public final class TreeAudit {
                         case ".git" -> gitPointer(file, attrs);
                         case ".envrc" -> {
                             wholeFile(file, attrs, "direnv .envrc (runs in the shell that enters the directory)");
-                            envrc(file);
+                            envrcs.audit(file);
                         }
                         case "tasks.json" -> {
                             if (file.getParent().getFileName().toString().equalsIgnoreCase(".vscode")) {
@@ -190,14 +169,14 @@ public final class TreeAudit {
                         default -> { }
                     }
                 } catch (IOException e) {
-                    notAudited(file, e);
+                    tree.notAudited(file, e);
                 }
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult visitFileFailed(Path file, IOException e) {
-                notAudited(file, e);
+                tree.notAudited(file, e);
                 return FileVisitResult.CONTINUE;
             }
         });
@@ -210,7 +189,7 @@ public final class TreeAudit {
             follow(file, "symbolic link", target, file.getParent());
             return;
         }
-        byte[] content = readSmall(file);
+        byte[] content = tree.readSmall(file);
         if (content == null) {
             return;
         }
@@ -221,7 +200,7 @@ public final class TreeAudit {
         if (notUtf8(gitdir.get(), file, "gitdir")) {
             return;
         }
-        Path target = resolve(file.getParent(), gitdir.get(), file, "gitdir");
+        Path target = tree.resolve(file.getParent(), gitdir.get(), file, "gitdir");
         if (target != null) {
             follow(file, "gitdir", target, file.getParent());
         }
@@ -236,36 +215,37 @@ public final class TreeAudit {
         try {
             real = target.toRealPath();
         } catch (IOException missing) {
-            findings.add(new Finding(relative(from), key, display(target) + " (does not resolve: whoever creates it "
-                    + "decides what git reads there)"));
+            tree.add(from, key, AuditedTree.display(target) + " (does not resolve: whoever creates it "
+                    + "decides what git reads there)");
             return;
         }
-        if (!real.startsWith(root)) {
-            findings.add(new Finding(relative(from), key, real + " (outside the audited tree: not audited)"));
+        if (!real.startsWith(tree.root)) {
+            tree.add(from, key, real + " (outside the audited tree: not audited)");
         } else if (Files.isDirectory(real, NOFOLLOW)) {
             gitDirectory(real, workTree);
         } else {
-            findings.add(new Finding(relative(from), key, relative(real) + " (not a directory)"));
+            tree.add(from, key, tree.relative(real) + " (not a directory)");
         }
     }
 
     private void gitDirectory(Path dir, Path reachedFrom) throws IOException {
         // A .git reached from elsewhere (a worktree's commondir) still has its work tree around it.
-        Path workTree = reachedFrom == null && dir.getFileName().toString().equals(".git") ? dir.getParent() : reachedFrom;
+        Path workTree = reachedFrom == null && dir.getFileName().toString().equals(".git")
+                ? dir.getParent() : reachedFrom;
         if (!gitDirectoriesSeen.add(Arrays.asList(dir, workTree))) {
             return;
         }
         if (protectedGitDirectories != null && !protectedGitDirectories.contains(dir)) {
-            findings.add(new Finding(relative(dir), "not protected by make up",
-                    "its config and hooks are writable from the sandbox; make up protects it"));
+            tree.add(dir, "not protected by make up",
+                    "its config and hooks are writable from the sandbox; make up protects it");
         }
         commondir(dir, workTree);
         DirectoryConfig directoryConfig = new DirectoryConfig(dir, workTree);
         for (String name : List.of("config", "config.worktree")) {
             Path config = dir.resolve(name);
             if (Files.isSymbolicLink(config)) {
-                findings.add(new Finding(relative(config), "symbolic link", Files.readSymbolicLink(config).toString()));
-                Path target = inTree(dir, Files.readSymbolicLink(config).toString());
+                tree.add(config, "symbolic link", Files.readSymbolicLink(config).toString());
+                Path target = tree.inTree(dir, Files.readSymbolicLink(config).toString());
                 if (target != null) {
                     config(target, config, directoryConfig, 0);
                 }
@@ -277,38 +257,14 @@ public final class TreeAudit {
         // Each part on its own: one that cannot be read is reported and hides none of the others.
         hooks(dir.resolve("hooks"), "hook");
         for (String todo : List.of("rebase-merge/git-rebase-todo", "sequencer/todo")) {
-            audited(dir.resolve(todo), () -> execLines(dir.resolve(todo)));
+            tree.audited(dir.resolve(todo), () -> execLines(dir.resolve(todo)));
         }
-        audited(dir.resolve(REBASE_STRATEGY), () -> rebaseStrategy(dir.resolve(REBASE_STRATEGY)));
-        audited(dir.resolve(SEQUENCER_OPTIONS), () -> sequencerStrategy(dir.resolve(SEQUENCER_OPTIONS)));
+        tree.audited(dir.resolve(REBASE_STRATEGY), () -> rebaseStrategy(dir.resolve(REBASE_STRATEGY)));
+        tree.audited(dir.resolve(SEQUENCER_OPTIONS), () -> sequencerStrategy(dir.resolve(SEQUENCER_OPTIONS)));
         for (String nested : List.of("modules", "worktrees")) {
-            audited(dir.resolve(nested), () -> nestedGitDirectories(dir.resolve(nested)));
+            tree.audited(dir.resolve(nested), () -> nestedGitDirectories(dir.resolve(nested)));
         }
-        hiddenChanges(dir, directoryConfig);
-    }
-
-    /**
-     * What runs nothing but hides a change from your review ({@code git status}, {@code git diff},
-     * {@code git log}): the index's skip-worktree and assume-unchanged flags (in a split index's
-     * shared part too), replace refs (loose or packed: git then shows another object wherever the
-     * replaced one is named, so a forged tree of HEAD hides a staged change), and the patterns of
-     * {@code info/exclude}, {@code info/attributes} and {@code info/grafts}.
-     */
-    private void hiddenChanges(Path dir, DirectoryConfig config) {
-        audited(dir, () -> {
-            int hashBytes = sha256(dir) ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
-            List<Path> indexes = new ArrayList<>(List.of(dir.resolve("index")));
-            try (DirectoryStream<Path> shared = Files.newDirectoryStream(dir, "sharedindex.*")) {
-                shared.forEach(indexes::add);
-            }
-            for (Path index : indexes) {
-                audited(index, () -> indexFlags(index, hashBytes));
-            }
-        });
-        Path replace = dir.resolve("refs/replace");
-        audited(replace, () -> looseReplaceRefs(replace));
-        audited(dir.resolve(PACKED_REFS), () -> packedReplaceRefs(dir.resolve(PACKED_REFS)));
-        INFO_FILES.forEach((name, effect) -> audited(dir.resolve(name), () -> infoFile(dir.resolve(name), effect)));
+        hiddenChanges.audit(dir, () -> objectNamesSha256(dir));
     }
 
     /**
@@ -317,13 +273,13 @@ public final class TreeAudit {
      * {@code commondir} names, else itself), never a linked worktree's own. When that directory
      * is not known here, the index is not read.
      */
-    private boolean sha256(Path dir) throws IOException {
+    private boolean objectNamesSha256(Path dir) throws IOException {
         Path common = dir;
         Path pointer = dir.resolve("commondir");
         if (Files.exists(pointer, NOFOLLOW)) {
-            byte[] content = Files.isRegularFile(pointer, NOFOLLOW) ? readSmall(pointer) : null;
+            byte[] content = Files.isRegularFile(pointer, NOFOLLOW) ? tree.readSmall(pointer) : null;
             Optional<String> named = content == null ? Optional.empty() : GitPointer.commondir(content);
-            common = named.isEmpty() ? null : inTree(dir, named.get());
+            common = named.isEmpty() ? null : tree.inTree(dir, named.get());
         }
         for (DirectoryConfig config : directoryConfigs) {
             if (config.gitDir.equals(common)) {
@@ -332,107 +288,6 @@ public final class TreeAudit {
         }
         throw new GitIndex.Unreadable("the index is not read: the repository whose object names it holds (its commondir's) "
                 + "is not one the audit read");
-    }
-
-    private void indexFlags(Path index, int hashBytes) throws IOException {
-        if (!Files.exists(index, NOFOLLOW)) {
-            return;
-        }
-        if (!Files.isRegularFile(index, NOFOLLOW)) {
-            findings.add(new Finding(relative(index), "(not a regular file)", "git reads it, the audit does not: " + kind(index)));
-            return;
-        }
-        try {
-            long size = Files.size(index);
-            for (GitIndex.Flagged flagged : GitIndex.flagged(() -> files.openFile(relative(index)), size, hashBytes)) {
-                String shown = String.join(", ", flagged.first()) + (flagged.count() > flagged.first().size() ? ", ..." : "");
-                findings.add(new Finding(relative(index), flagged.flag() + " (git status and git diff do not show changes "
-                        + "to these files)", flagged.count() + (flagged.count() == 1 ? " file: " : " files: ") + shown
-                        + "; " + flagged.digest()));
-            }
-        } catch (GitIndex.Unreadable e) {
-            findings.add(new Finding(relative(index), "(not audited)", "the audit cannot read this index: " + e.getMessage()));
-        }
-    }
-
-    private void looseReplaceRefs(Path replace) throws IOException {
-        if (Files.isSymbolicLink(replace)) {
-            findings.add(new Finding(relative(replace), "replace refs, a symbolic link", Files.readSymbolicLink(replace).toString()));
-            return;
-        }
-        if (!Files.isDirectory(replace, NOFOLLOW)) {
-            return;
-        }
-        try (DirectoryStream<Path> refs = Files.newDirectoryStream(replace)) {
-            for (Path ref : refs) {
-                if (Files.isDirectory(ref, NOFOLLOW)) {
-                    audited(ref, () -> looseReplaceRefs(ref));
-                    continue;
-                }
-                byte[] content = Files.isSymbolicLink(ref) ? null : readSmall(ref);
-                String target = content == null ? "symbolic link or unreadable"
-                        : new String(content, StandardCharsets.UTF_8).strip();
-                findings.add(new Finding(relative(ref), REPLACE_REF, target));
-            }
-        }
-    }
-
-    private void packedReplaceRefs(Path packed) throws IOException {
-        if (!Files.exists(packed, NOFOLLOW)) {
-            return;
-        }
-        if (!Files.isRegularFile(packed, NOFOLLOW)) {
-            findings.add(new Finding(relative(packed), "(not a regular file)", "git may read it, the audit cannot: " + kind(packed)));
-            return;
-        }
-        try (var lines = new BufferedReader(new InputStreamReader(files.openFile(relative(packed)),
-                StandardCharsets.UTF_8))) {
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                int space = line.indexOf(' ');
-                if (space > 0 && line.startsWith("refs/replace/", space + 1)) {
-                    findings.add(new Finding(relative(packed), REPLACE_REF + ": " + line.substring(space + 1),
-                            line.substring(0, space)));
-                }
-            }
-        }
-    }
-
-    /** An {@code info/} file of patterns: a finding, with its digest, when any line is more than a comment. */
-    private void infoFile(Path file, String effect) throws IOException {
-        if (!Files.exists(file, NOFOLLOW)) {
-            return;
-        }
-        if (Files.isSymbolicLink(file)) {
-            findings.add(new Finding(relative(file), effect + ", a symbolic link", Files.readSymbolicLink(file).toString()));
-            return;
-        }
-        byte[] content = readSmall(file);
-        if (content == null) {
-            return;
-        }
-        List<String> patterns = new String(content, StandardCharsets.UTF_8).lines().map(String::strip)
-                .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
-        if (!patterns.isEmpty()) {
-            String shown = String.join(", ", patterns.subList(0, Math.min(GitIndex.SHOWN, patterns.size())))
-                    + (patterns.size() > GitIndex.SHOWN ? ", ..." : "");
-            findings.add(new Finding(relative(file), effect, shown + "; " + sha256(content)));
-        }
-    }
-
-    /** A part of the audit that reads the file system. */
-    private interface Part {
-        void run() throws IOException;
-    }
-
-    /** Runs {@code part}; what it cannot read is reported as {@code path} not audited. */
-    private void audited(Path path, Part part) {
-        try {
-            part.run();
-        } catch (IOException e) {
-            notAudited(path, e);
-        } catch (java.nio.file.DirectoryIteratorException e) {
-            notAudited(path, e.getCause());
-        }
     }
 
     /**
@@ -446,10 +301,10 @@ public final class TreeAudit {
         if (!Files.exists(file, NOFOLLOW)) {
             return;
         }
-        byte[] content = Files.isSymbolicLink(file) ? null : readSmall(file);
+        byte[] content = Files.isSymbolicLink(file) ? null : tree.readSmall(file);
         if (content == null) {
             if (Files.isSymbolicLink(file)) {
-                findings.add(new Finding(relative(file), "commondir, a symbolic link", Files.readSymbolicLink(file).toString()));
+                tree.add(file, "commondir, a symbolic link", Files.readSymbolicLink(file).toString());
             }
             return;
         }
@@ -460,7 +315,7 @@ public final class TreeAudit {
         if (notUtf8(common.get(), file, "commondir")) {
             return;
         }
-        Path target = resolve(dir, common.get(), file, "commondir");
+        Path target = tree.resolve(dir, common.get(), file, "commondir");
         if (target == null) {
             return;
         }
@@ -481,8 +336,9 @@ public final class TreeAudit {
             return;
         }
         boolean main = dir.getFileName().toString().equalsIgnoreCase(".git");
-        findings.add(new Finding(relative(file), main ? "commondir in a main .git directory" : "commondir",
-                (real.startsWith(root) ? relative(real) : real.toString()) + " (git reads the config and hooks there)"));
+        tree.add(file, main ? "commondir in a main .git directory" : "commondir",
+                (real.startsWith(tree.root) ? tree.relative(real) : real.toString())
+                        + " (git reads the config and hooks there)");
         follow(file, "commondir", target, workTree);
     }
 
@@ -494,14 +350,14 @@ public final class TreeAudit {
         if (!Files.exists(todo, NOFOLLOW)) {
             return;
         }
-        byte[] content = readSmall(todo);
+        byte[] content = tree.readSmall(todo);
         if (content == null) {
             return;
         }
         for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
             String[] words = line.strip().split("\\s+", 2);
             if (words.length == 2 && (words[0].equals("exec") || words[0].equals("x"))) {
-                findings.add(new Finding(relative(todo), "exec (runs on --continue)", words[1]));
+                tree.add(todo, "exec (runs on --continue)", words[1]);
             }
         }
     }
@@ -515,7 +371,7 @@ public final class TreeAudit {
         if (!Files.exists(file, NOFOLLOW)) {
             return;
         }
-        byte[] content = readSmall(file);
+        byte[] content = tree.readSmall(file);
         if (content != null) {
             String strategy = new String(content, StandardCharsets.UTF_8);
             strategy(file, "merge strategy (runs on --continue)",
@@ -528,24 +384,25 @@ public final class TreeAudit {
         if (!Files.exists(file, NOFOLLOW)) {
             return;
         }
-        byte[] content = readSmall(file);
+        byte[] content = tree.readSmall(file);
         if (content == null) {
             return;
         }
         try {
             for (GitConfigFile.Entry entry : git.read(content)) {
                 if (entry.key().equalsIgnoreCase("options.strategy")) {
-                    strategy(file, "options.strategy (runs on --continue)", entry.value() == null ? "true" : entry.value());
+                    strategy(file, "options.strategy (runs on --continue)", entry.value() == null
+                            ? "true" : entry.value());
                 }
             }
         } catch (GitConfigFile.Unreadable e) {
-            findings.add(new Finding(relative(file), "(git cannot read it)", e.getMessage()));
+            tree.add(file, "(git cannot read it)", e.getMessage());
         }
     }
 
     private void strategy(Path file, String key, String strategy) {
         if (!GIT_STRATEGIES.contains(strategy)) {
-            findings.add(new Finding(relative(file), key, strategy));
+            tree.add(file, key, strategy);
         }
     }
 
@@ -591,7 +448,7 @@ public final class TreeAudit {
         }
 
         void moveWorkTree(String value) {
-            Path base = resolve(gitDir, value, gitDir, "core.worktree");
+            Path base = tree.resolve(gitDir, value, gitDir, "core.worktree");
             if (base != null) {
                 movedTo.addFirst(base); // the last one set is the one git takes
             }
@@ -600,7 +457,8 @@ public final class TreeAudit {
         void auditHooksPaths() throws IOException {
             boolean runsFromAnywhere = workTree == null || !movedTo.isEmpty();
             List<Finding> settings = new ArrayList<>(hooksPaths);
-            usersHooksPaths.forEach(path -> settings.add(new Finding(relative(gitDir), "core.hooksPath of your git config", path)));
+            usersHooksPaths.forEach(path -> settings.add(new Finding(tree.relative(gitDir),
+                    "core.hooksPath of your git config", path)));
             for (Finding setting : settings) {
                 String value = setting.command();
                 if (runsFromAnywhere && !value.startsWith("/") && !value.startsWith("~")) {
@@ -627,7 +485,8 @@ public final class TreeAudit {
             for (int i = 0; i < bases.size(); i++) {
                 Path target = expanded(bases.get(i), setting.command());
                 if (i == 0 && target != null
-                        && existingInTree(target, root.resolve(setting.file()), setting.key() + " target") == null) {
+                        && existingInTree(target, tree.root.resolve(setting.file()), setting.key()
+                                + " target") == null) {
                     continue;
                 }
                 auditHooksAt(target, audited);
@@ -643,13 +502,14 @@ public final class TreeAudit {
          * every work tree core.worktree moves to.
          */
         private void auditFromEveryDirectory(Finding setting) throws IOException {
-            findings.add(new Finding(setting.file(), setting.key() + " target", setting.command() + " (relative: git takes "
+            tree.findings.add(new Finding(setting.file(), setting.key() + " target", setting.command()
+                    + " (relative: git takes "
                     + "it from the directory it runs in, which here may be any; audited from every directory in the git "
                     + "directory and around it)"));
             Set<Path> audited = new HashSet<>();
             List<Path> walked = new ArrayList<>();
             for (Path top : workTree == null ? List.of(gitDir) : List.of(workTree, gitDir)) {
-                Path real = quietlyInTree(top);
+                Path real = tree.quietlyInTree(top);
                 if (real == null || walked.stream().anyMatch(real::startsWith)) {
                     continue; // a .git inside its work tree is walked with it
                 }
@@ -675,7 +535,7 @@ public final class TreeAudit {
         }
 
         private void auditHooksAt(Path target, Set<Path> audited) throws IOException {
-            Path hooks = target == null ? null : quietlyInTree(target);
+            Path hooks = target == null ? null : tree.quietlyInTree(target);
             if (hooks != null && audited.add(hooks)) {
                 hooks(hooks, "hook (core.hooksPath)");
             }
@@ -697,15 +557,15 @@ public final class TreeAudit {
      */
     private void config(Path file, Path opened, DirectoryConfig directory, int depth) throws IOException {
         if (depth > MAX_INCLUDE_DEPTH) {
-            findings.add(new Finding(relative(file), "include", "deeper than " + MAX_INCLUDE_DEPTH + " includes (git stops "
-                    + "there: \"exceeded maximum include depth\")"));
+            tree.add(file, "include", "deeper than " + MAX_INCLUDE_DEPTH + " includes (git stops "
+                    + "there: \"exceeded maximum include depth\")");
             return;
         }
         // The directory's real path: a cycle through ".." or a link to "." comes back to a key seen before.
         if (!directory.read.add(Arrays.asList(file, realOrAsIs(opened.getParent())))) {
             return;
         }
-        byte[] content = readSmall(file);
+        byte[] content = tree.readSmall(file);
         if (content == null) {
             return;
         }
@@ -713,10 +573,10 @@ public final class TreeAudit {
         try {
             entries = git.read(content);
         } catch (GitConfigFile.Unreadable e) {
-            findings.add(new Finding(relative(file), "(git cannot read it)", e.getMessage()));
+            tree.add(file, "(git cannot read it)", e.getMessage());
             return;
         } catch (IOException e) {
-            notAudited(file, e);
+            tree.notAudited(file, e);
             return;
         }
         for (GitConfigFile.Entry entry : entries) {
@@ -732,8 +592,8 @@ public final class TreeAudit {
                 continue;
             }
             String value = entry.value() == null ? "true" : entry.value();
-            Finding finding = new Finding(relative(file), entry.key(), value);
-            findings.add(finding);
+            Finding finding = new Finding(tree.relative(file), entry.key(), value);
+            tree.findings.add(finding);
             if (key.equals("core.hookspath")) {
                 directory.hooksPaths.add(finding);
             } else if (key.equals("include.path") || key.startsWith("includeif.")) {
@@ -754,19 +614,9 @@ public final class TreeAudit {
         }
     }
 
-    /** The real path of {@code target} when it exists inside the tree, else null. */
-    private Path quietlyInTree(Path target) {
-        try {
-            Path real = target.toRealPath();
-            return real.startsWith(root) ? real : null;
-        } catch (IOException missing) {
-            return null;
-        }
-    }
-
-    /** {@link GitConfigFile#expanded} with this audit's home. */
+    /** {@link GitConfigFile#expanded} with this audit's tree.home. */
     private Path expanded(Path base, String value) {
-        return GitConfigFile.expanded(base, value, home);
+        return GitConfigFile.expanded(base, value, tree.home);
     }
 
     /**
@@ -777,11 +627,11 @@ public final class TreeAudit {
     private Path existingInTree(Path target, Path from, String key) {
         try {
             Path real = target.toRealPath();
-            return real.startsWith(root) ? real : null;
+            return real.startsWith(tree.root) ? real : null;
         } catch (IOException missing) {
-            if (target.normalize().startsWith(root)) {
-                findings.add(new Finding(relative(from), key, relative(target.normalize()) + " (does not exist: whoever "
-                        + "creates it decides what git reads there)"));
+            if (target.normalize().startsWith(tree.root)) {
+                tree.add(from, key, tree.relative(target.normalize()) + " (does not exist: whoever "
+                        + "creates it decides what git reads there)");
             }
             return null;
         }
@@ -795,40 +645,15 @@ public final class TreeAudit {
         if (path.indexOf('\uFFFD') < 0) {
             return false;
         }
-        findings.add(new Finding(relative(from), key, path + " (not UTF-8: git follows it, the audit cannot; not audited)"));
+        tree.add(from, key, path + " (not UTF-8: git follows it, the audit cannot; not audited)");
         return true;
-    }
-
-    /** {@code path} resolved against {@code base} as git does; null (and a finding) when no file system can hold it. */
-    private Path resolve(Path base, String path, Path from, String key) {
-        try {
-            return base.resolve(path);
-        } catch (InvalidPathException e) {
-            findings.add(new Finding(relative(from), key, path + " (not a path here: " + e.getReason() + ")"));
-            return null;
-        }
-    }
-
-    /**
-     * The real path {@code value} names, resolved against {@code base}, when it exists inside the
-     * tree; null otherwise (what lies outside is named by the finding, not read).
-     */
-    private Path inTree(Path base, String value) {
-        if (value.isEmpty() || value.startsWith("~")) {
-            return null;
-        }
-        try {
-            return quietlyInTree(base.resolve(value));
-        } catch (InvalidPathException e) {
-            return null;
-        }
     }
 
     /** The hooks in {@code dir}; what cannot be read, the directory or a hook, is reported as not audited. */
     private void hooks(Path dir, String key) {
-        audited(dir, () -> {
+        tree.audited(dir, () -> {
             if (Files.isSymbolicLink(dir)) {
-                findings.add(new Finding(relative(dir), key + " directory, a symbolic link", Files.readSymbolicLink(dir).toString()));
+                tree.add(dir, key + " directory, a symbolic link", Files.readSymbolicLink(dir).toString());
                 return;
             }
             if (!Files.isDirectory(dir, NOFOLLOW)) {
@@ -837,7 +662,7 @@ public final class TreeAudit {
             try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
                 for (Path hook : children) {
                     if (!hook.getFileName().toString().endsWith(".sample")) {
-                        audited(hook, () -> hook(hook, key));
+                        tree.audited(hook, () -> hook(hook, key));
                     }
                 }
             }
@@ -847,112 +672,18 @@ public final class TreeAudit {
     private void hook(Path hook, String key) throws IOException {
         PosixFileAttributes attrs = Files.readAttributes(hook, PosixFileAttributes.class, NOFOLLOW);
         if (attrs.isSymbolicLink()) {
-            findings.add(new Finding(relative(hook), key, "symbolic link to " + Files.readSymbolicLink(hook)));
+            tree.add(hook, key, "symbolic link to " + Files.readSymbolicLink(hook));
         } else if (attrs.isRegularFile() && isExecutable(attrs)) {
-            findings.add(new Finding(relative(hook), key, "executable, " + digest(hook)));
+            tree.add(hook, key, "executable, " + tree.digest(hook));
         }
     }
 
     private void wholeFile(Path file, BasicFileAttributes attrs, String key) throws IOException {
         if (attrs.isSymbolicLink()) {
-            findings.add(new Finding(relative(file), key, "symbolic link to " + Files.readSymbolicLink(file)));
+            tree.add(file, key, "symbolic link to " + Files.readSymbolicLink(file));
         } else if (attrs.isRegularFile()) {
-            findings.add(new Finding(relative(file), key, digest(file)));
+            tree.add(file, key, tree.digest(file));
         }
-    }
-
-    /**
-     * What an {@code .envrc} loads or puts on your PATH ({@link Envrc}): each file it loads with its
-     * digest (direnv does not ask you to allow it again when it changes), and what a loaded shell
-     * file loads in turn, up to {@link #ENVRC_DEPTH} deep; each directory or code it runs from
-     * named. An {@code .envrc} that is a link is read through it, when it leads to a file in the tree.
-     */
-    private void envrc(Path file) throws IOException {
-        if (!file.getFileName().toString().equals(".envrc")) {
-            return;
-        }
-        Path real = Files.isSymbolicLink(file) ? quietlyInTree(file) : file;
-        if (real != null && Files.isRegularFile(real, NOFOLLOW)) {
-            envrcScript(file, real, real.getParent(), "direnv: ", 0, new HashSet<>());
-        }
-    }
-
-    /** One shell file {@code named} (an .envrc, where findings are filed) runs: {@code script}, its relative paths from {@code base}. */
-    private void envrcScript(Path named, Path script, Path base, String prefix, int depth, Set<Path> read) throws IOException {
-        if (!read.add(script)) {
-            return;
-        }
-        byte[] content = readSmall(script);
-        if (content == null) {
-            return;
-        }
-        for (Envrc.Statement statement : Envrc.statements(new String(content, StandardCharsets.UTF_8))) {
-            String key = prefix + statement.text();
-            if (statement.computed()) {
-                findings.add(new Finding(relative(named), key, "a path built when it runs (not audited)"));
-                continue;
-            }
-            List<Path> loaded = new ArrayList<>();
-            switch (statement.kind()) {
-                case LOADS -> {
-                    for (String path : statement.paths()) {
-                        loaded.add(loadedByEnvrc(named, key, base, path, statement.optional().contains(path)));
-                    }
-                }
-                case LOADS_FROM_ABOVE -> {
-                    for (Path dir = script.getParent().getParent(); dir != null && dir.startsWith(root); dir = dir.getParent()) {
-                        if (Files.exists(dir.resolve(statement.paths().getFirst()), NOFOLLOW)) {
-                            loaded.add(loadedByEnvrc(named, key, dir, statement.paths().getFirst(), false));
-                        }
-                    }
-                }
-                case RUNS -> {
-                    Path program = resolve(base, statement.paths().getFirst(), named, key);
-                    if (program != null && program.normalize().startsWith(root)) {
-                        loadedByEnvrc(named, key, base, statement.paths().getFirst(), false);
-                    }
-                }
-                case RUNS_FROM -> findings.add(new Finding(relative(named), key, "runs programs or code from the tree, "
-                        + "which the sandbox can write; direnv does not ask again when they change"));
-            }
-            if (statement.shell() && depth < ENVRC_DEPTH) {
-                for (Path next : loaded) {
-                    if (next != null) {
-                        envrcScript(named, next, statement.fromItsDirectory() ? next.getParent() : base,
-                                "direnv (through " + relative(next) + "): ", depth + 1, read);
-                    }
-                }
-            }
-        }
-    }
-
-    /**
-     * A file an {@code .envrc} loads: a finding with its digest, or why it has none ({@code optional}:
-     * none when it is missing). Its real path when it lies in the tree and could be read, else null.
-     */
-    private Path loadedByEnvrc(Path envrc, String key, Path base, String path, boolean optional) throws IOException {
-        Path target = resolve(base, path.startsWith("~/") && home != null ? home.resolve(path.substring(2)).toString() : path,
-                envrc, key);
-        if (target == null) {
-            return null;
-        }
-        Path real = quietlyInTree(target);
-        if (real != null && Files.isDirectory(real, NOFOLLOW)) {
-            target = target.resolve(".envrc"); // source_env of a directory loads its .envrc
-            real = quietlyInTree(target);
-        }
-        if (real != null && Files.isRegularFile(real, NOFOLLOW)) {
-            findings.add(new Finding(relative(envrc), key, relative(real) + ", " + digest(real)));
-            return real;
-        } else if (real != null) {
-            findings.add(new Finding(relative(envrc), key, relative(real) + " (not a regular file: " + kind(real) + ")"));
-        } else if (Files.exists(target)) {
-            findings.add(new Finding(relative(envrc), key, display(target) + " (outside the audited tree: not audited)"));
-        } else if (!optional) {
-            findings.add(new Finding(relative(envrc), key, display(target) + " (does not exist: whoever creates it "
-                    + "decides what runs)"));
-        }
-        return null;
     }
 
     private void vsCodeTasks(Path file, BasicFileAttributes attrs) throws IOException {
@@ -960,7 +691,7 @@ public final class TreeAudit {
             wholeFile(file, attrs, "VS Code tasks");
             return;
         }
-        byte[] bytes = readSmall(file);
+        byte[] bytes = tree.readSmall(file);
         if (bytes == null) {
             return;
         }
@@ -968,28 +699,17 @@ public final class TreeAudit {
         try {
             // What the task runs, and the whole file's digest: its dependsOn, options (shell, env)
             // and inputs, the top-level options and the other tasks decide what runs as well.
-            String whole = "; the file's " + sha256(bytes);
+            String whole = "; the file's " + AuditedTree.sha256(bytes);
             for (VsCodeTasks.AutoTask task : VsCodeTasks.folderOpenTasks(text)) {
-                findings.add(new Finding(relative(file), "task '" + task.label() + "' runs on folder open",
-                        task.command() + whole));
+                tree.add(file, "task '" + task.label() + "' runs on folder open",
+                        task.command() + whole);
             }
         } catch (RuntimeException unparseable) {
             // VS Code may read what Jackson does not; what cannot be checked is reported whole.
             if (text.toLowerCase(Locale.ROOT).contains("folderopen")) {
-                findings.add(new Finding(relative(file), "VS Code tasks (not parseable, mentions folderOpen)", digest(file)));
+                tree.add(file, "VS Code tasks (not parseable, mentions folderOpen)", tree.digest(file));
             }
         }
-    }
-
-    /**
-     * What could not be looked at is a finding too: a directory made unreadable from the sandbox
-     * must not hide what is in it.
-     */
-    private void notAudited(Path path, IOException e) {
-        String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-                : e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null ? fse.getReason()
-                : e.getMessage();
-        findings.add(new Finding(relative(path), "(not audited)", why));
     }
 
     private boolean isGitDirectory(Path dir) {
@@ -1002,74 +722,5 @@ public final class TreeAudit {
                 || mode.contains(PosixFilePermission.OTHERS_EXECUTE);
     }
 
-    /**
-     * The whole file, read through a descriptor that cannot wait and is checked to be a regular
-     * file (a FIFO swapped in opens at once and is reported); null, with a finding, when it is not
-     * a regular file or cannot be read.
-     */
-    private byte[] readSmall(Path file) throws IOException {
-        try {
-            return files.readFile(relative(file), MAX_SMALL_FILE);
-        } catch (WorkspaceException e) {
-            switch (e.reason()) {
-                case NOT_A_REGULAR_FILE, IS_DIRECTORY -> findings.add(new Finding(relative(file), "(not a regular file)",
-                        "git may read it, the audit cannot: " + kind(file)));
-                case NOT_FOUND -> { } // gone since the walk saw it
-                default -> notAudited(file, e);
-            }
-            return null;
-        }
-    }
 
-    private static String kind(Path file) {
-        try {
-            BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class, NOFOLLOW);
-            if (attrs.isDirectory()) {
-                return "a directory";
-            }
-            if (attrs.isRegularFile()) {
-                return "a regular file again (it changed while it was read)";
-            }
-            return attrs.isSymbolicLink() ? "a symbolic link" : "a FIFO, socket or device";
-        } catch (IOException e) {
-            return "gone";
-        }
-    }
-
-    private static String display(Path path) {
-        return path.normalize().toString();
-    }
-
-    /** The content's SHA-256 (its first 16 hex digits), so that any change makes a new finding. */
-    private String digest(Path file) throws IOException {
-        MessageDigest sha256 = sha256();
-        try (InputStream in = new DigestInputStream(files.openFile(relative(file)), sha256)) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
-        }
-        return shown(sha256);
-    }
-
-    /** As {@link #digest(Path)}, of bytes already read. */
-    private static String sha256(byte[] bytes) {
-        MessageDigest sha256 = sha256();
-        sha256.update(bytes);
-        return shown(sha256);
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static String shown(MessageDigest sha256) {
-        return "sha256 " + HexFormat.of().formatHex(sha256.digest()).substring(0, 16);
-    }
-
-    private String relative(Path path) {
-        Path relative = root.relativize(path);
-        return relative.toString().isEmpty() ? "." : relative.toString();
-    }
 }

@@ -1,0 +1,153 @@
+package dev.sandboxmcp.hostaudit;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The part of the audit that looks, in each git directory, for what hides a change from your
+ * review without running anything ({@link #audit}).
+ */
+final class HiddenChanges {
+
+    /** Whether the git directory's object names are SHA-256 (as git takes it: from its common directory's config). */
+    interface ObjectNames {
+        boolean sha256() throws IOException;
+    }
+
+    private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
+    private static final String PACKED_REFS = "packed-refs";
+    private static final String REPLACE_REF = "replace ref (git shows the object it names wherever the replaced one is "
+            + "named: git status, git diff and git log show the replacement)";
+    /** The files of {@code info/} that change what git shows, and how. */
+    private static final Map<String, String> INFO_FILES = Map.of(
+            "info/exclude", "exclude patterns (git status does not show new files they match)",
+            "info/attributes", "attributes (they change how git diff shows and compares files)",
+            "info/grafts", "grafts (git log and git diff show these commits with other parents)");
+
+    private final AuditedTree tree;
+
+    HiddenChanges(AuditedTree tree) {
+        this.tree = tree;
+    }
+
+    /**
+     * What runs nothing but hides a change from your review ({@code git status}, {@code git diff},
+     * {@code git log}): the index's skip-worktree and assume-unchanged flags (in a split index's
+     * shared part too), replace refs (loose or packed: git then shows another object wherever the
+     * replaced one is named, so a forged tree of HEAD hides a staged change), and the patterns of
+     * {@code info/exclude}, {@code info/attributes} and {@code info/grafts}.
+     */
+    void audit(Path dir, ObjectNames names) {
+        tree.audited(dir, () -> {
+            int hashBytes = names.sha256() ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
+            List<Path> indexes = new ArrayList<>(List.of(dir.resolve("index")));
+            try (DirectoryStream<Path> shared = Files.newDirectoryStream(dir, "sharedindex.*")) {
+                shared.forEach(indexes::add);
+            }
+            for (Path index : indexes) {
+                tree.audited(index, () -> indexFlags(index, hashBytes));
+            }
+        });
+        Path replace = dir.resolve("refs/replace");
+        tree.audited(replace, () -> looseReplaceRefs(replace));
+        tree.audited(dir.resolve(PACKED_REFS), () -> packedReplaceRefs(dir.resolve(PACKED_REFS)));
+        INFO_FILES.forEach((name, effect) -> tree.audited(dir.resolve(name), () -> infoFile(dir.resolve(name),
+                effect)));
+    }
+
+    private void indexFlags(Path index, int hashBytes) throws IOException {
+        if (!Files.exists(index, NOFOLLOW)) {
+            return;
+        }
+        if (!Files.isRegularFile(index, NOFOLLOW)) {
+            tree.add(index, "(not a regular file)", "git reads it, the audit does not: " + AuditedTree.kind(index));
+            return;
+        }
+        try {
+            long size = Files.size(index);
+            for (GitIndex.Flagged flagged : GitIndex.flagged(() -> tree.files.openFile(tree.relative(index)), size,
+                    hashBytes)) {
+                String shown = String.join(", ", flagged.first()) + (flagged.count() > flagged.first().size()
+                        ? ", ..." : "");
+                tree.add(index, flagged.flag() + " (git status and git diff do not show changes "
+                        + "to these files)", flagged.count() + (flagged.count() == 1 ? " file: " : " files: ") + shown
+                        + "; " + flagged.digest());
+            }
+        } catch (GitIndex.Unreadable e) {
+            tree.add(index, "(not audited)", "the audit cannot read this index: " + e.getMessage());
+        }
+    }
+
+    private void looseReplaceRefs(Path replace) throws IOException {
+        if (Files.isSymbolicLink(replace)) {
+            tree.add(replace, "replace refs, a symbolic link", Files.readSymbolicLink(replace).toString());
+            return;
+        }
+        if (!Files.isDirectory(replace, NOFOLLOW)) {
+            return;
+        }
+        try (DirectoryStream<Path> refs = Files.newDirectoryStream(replace)) {
+            for (Path ref : refs) {
+                if (Files.isDirectory(ref, NOFOLLOW)) {
+                    tree.audited(ref, () -> looseReplaceRefs(ref));
+                    continue;
+                }
+                byte[] content = Files.isSymbolicLink(ref) ? null : tree.readSmall(ref);
+                String target = content == null ? "symbolic link or unreadable"
+                        : new String(content, StandardCharsets.UTF_8).strip();
+                tree.add(ref, REPLACE_REF, target);
+            }
+        }
+    }
+
+    private void packedReplaceRefs(Path packed) throws IOException {
+        if (!Files.exists(packed, NOFOLLOW)) {
+            return;
+        }
+        if (!Files.isRegularFile(packed, NOFOLLOW)) {
+            tree.add(packed, "(not a regular file)", "git may read it, the audit cannot: " + AuditedTree.kind(packed));
+            return;
+        }
+        try (var lines = new BufferedReader(new InputStreamReader(tree.files.openFile(tree.relative(packed)),
+                StandardCharsets.UTF_8))) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                int space = line.indexOf(' ');
+                if (space > 0 && line.startsWith("refs/replace/", space + 1)) {
+                    tree.add(packed, REPLACE_REF + ": " + line.substring(space + 1),
+                            line.substring(0, space));
+                }
+            }
+        }
+    }
+
+    /** An {@code info/} file of patterns: a finding, with its digest, when any line is more than a comment. */
+    private void infoFile(Path file, String effect) throws IOException {
+        if (!Files.exists(file, NOFOLLOW)) {
+            return;
+        }
+        if (Files.isSymbolicLink(file)) {
+            tree.add(file, effect + ", a symbolic link", Files.readSymbolicLink(file).toString());
+            return;
+        }
+        byte[] content = tree.readSmall(file);
+        if (content == null) {
+            return;
+        }
+        List<String> patterns = new String(content, StandardCharsets.UTF_8).lines().map(String::strip)
+                .filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+        if (!patterns.isEmpty()) {
+            String shown = String.join(", ", patterns.subList(0, Math.min(GitIndex.SHOWN, patterns.size())))
+                    + (patterns.size() > GitIndex.SHOWN ? ", ..." : "");
+            tree.add(file, effect, shown + "; " + AuditedTree.sha256(content));
+        }
+    }
+}
