@@ -14,10 +14,12 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The entries of a git index ({@code index}, or a split index's {@code sharedindex.*}) whose flags
- * make {@code git status} and {@code git diff} skip the file: {@code skip-worktree} and
- * {@code assume-unchanged} (git's "assume valid"). A command can set either on a file it changed
- * ({@code git update-index --skip-worktree Makefile}), and your review no longer shows the change.
+ * What a git index ({@code index}, or a split index's {@code sharedindex.*}) tells git to take
+ * without looking: the entries whose flags make {@code git status} and {@code git diff} skip the
+ * file, {@code skip-worktree} and {@code assume-unchanged} (git's "assume valid"), which a command
+ * can set on a file it changed ({@code git update-index --skip-worktree Makefile}); and the entries
+ * git takes as unchanged when the file's size and times match what they record
+ * ({@link Entry}, checked against the files by {@link UnseenEdits}).
  *
  * <p>Read as git 2.39's read-cache.c reads it ({@code create_from_disk}), versions 2 to 4: a
  * 12-byte header ({@code DIRC}, version, count), then per entry 40 bytes of stat data, the object
@@ -40,6 +42,18 @@ final class GitIndex {
     record Flagged(String flag, long count, List<String> first, String digest) {
     }
 
+    /**
+     * An entry git compares with its file by stat data: of a regular file or a symbolic link, at
+     * stage 0, with neither flag above nor intent-to-add. {@code size} and {@code mtimeSeconds} are
+     * the low 32 bits git keeps of them.
+     */
+    record Entry(byte[] path, boolean symbolicLink, long size, long mtimeSeconds, byte[] objectName) {
+    }
+
+    /** What the index holds that the audit looks at. */
+    record Contents(List<Flagged> flagged, List<Entry> entries) {
+    }
+
     /** An index this reader cannot take apart as git would (git refuses many such files too). */
     static final class Unreadable extends IOException {
         Unreadable(String message) {
@@ -56,6 +70,15 @@ final class GitIndex {
     /** A split index names an entry that replaces one of its shared part by position only, with an empty path. */
     static final String SPLIT_REPLACEMENT = "(an entry of the shared index, replaced)";
     private static final int STAT_BYTES = 40;
+    /** Where the modification time's seconds and the size lie in an entry's stat data. */
+    private static final int MTIME_SECONDS_AT = 8;
+    private static final int MODE_AT = 24;
+    private static final int SIZE_AT = 36;
+    private static final int STAGE_MASK = 0x3000;
+    private static final int INTENT_TO_ADD = 0x2000;
+    private static final int TYPE_MASK = 0170000;
+    private static final int REGULAR_FILE = 0100000;
+    private static final int SYMBOLIC_LINK = 0120000;
     static final int SHA1_BYTES = 20;
     static final int SHA256_BYTES = 32;
     private static final int ASSUME_VALID = 0x8000;
@@ -80,6 +103,11 @@ final class GitIndex {
      * whose object names are {@code hashBytes} long (20, or 32 with SHA-256); empty when none is set.
      */
     static List<Flagged> flagged(Source source, long size, int hashBytes) throws IOException {
+        return read(source, size, hashBytes).flagged();
+    }
+
+    /** The flags set in the index {@code source} opens (as {@link #flagged}) and its {@link Entry entries}. */
+    static Contents read(Source source, long size, int hashBytes) throws IOException {
         // Where git looks for the end-of-index entry (read_eoie_extension): just before the checksum.
         long eoie = size - hashBytes - (8 + 4 + hashBytes);
         if (eoie >= SIGNATURE.length + 8) {
@@ -106,9 +134,13 @@ final class GitIndex {
             long count = Integer.toUnsignedLong(in.readInt());
             Collector skipWorktree = new Collector("skip-worktree");
             Collector assumeUnchanged = new Collector("assume-unchanged");
+            List<Entry> entries = new ArrayList<>();
+            byte[] stat = new byte[STAT_BYTES];
             byte[] previous = new byte[0];
             for (long i = 0; i < count; i++) {
-                in.skipNBytes(STAT_BYTES + hashBytes);
+                in.readFully(stat);
+                byte[] objectName = new byte[hashBytes];
+                in.readFully(objectName);
                 int flags = in.readUnsignedShort();
                 boolean extended = (flags & EXTENDED) != 0;
                 int extendedFlags = extended ? in.readUnsignedShort() : 0;
@@ -124,6 +156,12 @@ final class GitIndex {
                 if ((extendedFlags & SKIP_WORKTREE) != 0) {
                     skipWorktree.add(path);
                 }
+                int type = (int) uint32(stat, MODE_AT) & TYPE_MASK;
+                if ((flags & (ASSUME_VALID | STAGE_MASK)) == 0 && (extendedFlags & (SKIP_WORKTREE | INTENT_TO_ADD)) == 0
+                        && (type == REGULAR_FILE || type == SYMBOLIC_LINK) && path.length > 0) {
+                    entries.add(new Entry(path, type == SYMBOLIC_LINK, uint32(stat, SIZE_AT),
+                            uint32(stat, MTIME_SECONDS_AT), objectName));
+                }
                 previous = path;
             }
             if (offsetTable(in, counted, size, hashBytes)) {
@@ -136,7 +174,7 @@ final class GitIndex {
                     flagged.add(collector.flagged());
                 }
             }
-            return flagged;
+            return new Contents(flagged, entries);
         } catch (EOFException e) {
             throw new Unreadable("ends before its last entry");
         }
@@ -165,6 +203,11 @@ final class GitIndex {
             }
         }
         return offsetTable;
+    }
+
+    private static long uint32(byte[] bytes, int at) {
+        return ((bytes[at] & 0xFFL) << 24) | ((bytes[at + 1] & 0xFFL) << 16) | ((bytes[at + 2] & 0xFFL) << 8)
+                | (bytes[at + 3] & 0xFFL);
     }
 
     /** Counts what the reader above it took. */
@@ -280,8 +323,8 @@ final class GitIndex {
         return Arrays.copyOf(buffer, length);
     }
 
-    /** The entries with one flag: counted, the first {@link #SHOWN} kept, all digested. */
-    private static final class Collector {
+    /** The entries with one flag (or one finding): counted, the first {@link #SHOWN} kept, all digested. */
+    static final class Collector {
         final String flag;
         final List<String> first = new ArrayList<>();
         final MessageDigest digest;
@@ -297,12 +340,18 @@ final class GitIndex {
         }
 
         void add(byte[] path) {
+            add(path, new byte[0]);
+        }
+
+        /** One more entry, with what else tells it apart (in the digest only). */
+        void add(byte[] path, byte[] detail) {
             count++;
             if (first.size() < SHOWN) {
                 first.add(path.length == 0 ? SPLIT_REPLACEMENT : new String(path, StandardCharsets.UTF_8));
             }
             digest.update(path);
             digest.update((byte) 0);
+            digest.update(detail);
         }
 
         Flagged flagged() {

@@ -34,27 +34,32 @@ final class HiddenChanges {
             "info/grafts", "grafts (git log and git diff show these commits with other parents)");
 
     private final AuditedTree tree;
+    private final UnseenEdits unseenEdits;
 
     HiddenChanges(AuditedTree tree) {
         this.tree = tree;
+        this.unseenEdits = new UnseenEdits(tree);
     }
 
     /**
      * What runs nothing but hides a change from your review ({@code git status}, {@code git diff},
      * {@code git log}): the index's skip-worktree and assume-unchanged flags (in a split index's
      * shared part too), replace refs (loose or packed: git then shows another object wherever the
-     * replaced one is named, so a forged tree of HEAD hides a staged change), and the patterns of
-     * {@code info/exclude}, {@code info/attributes} and {@code info/grafts}.
+     * replaced one is named, so a forged tree of HEAD hides a staged change), the patterns of
+     * {@code info/exclude}, {@code info/attributes} and {@code info/grafts}, and, when the
+     * {@code workTree} is known (null: bare, or outside the tree), the files changed behind an
+     * entry that records their size and time ({@link UnseenEdits}).
      */
-    void audit(Path dir, ObjectNames names) {
+    void audit(Path dir, Path workTree, ObjectNames names) {
         tree.audited(dir, () -> {
-            int hashBytes = names.sha256() ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
+            boolean sha256 = names.sha256();
+            int hashBytes = sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
             List<Path> indexes = new ArrayList<>(List.of(dir.resolve("index")));
             try (DirectoryStream<Path> shared = Files.newDirectoryStream(dir, "sharedindex.*")) {
                 shared.forEach(indexes::add);
             }
             for (Path index : indexes) {
-                tree.audited(index, () -> indexFlags(index, hashBytes));
+                tree.audited(index, () -> index(index, workTree, hashBytes, sha256));
             }
         });
         Path replace = dir.resolve("refs/replace");
@@ -64,7 +69,7 @@ final class HiddenChanges {
                 effect)));
     }
 
-    private void indexFlags(Path index, int hashBytes) throws IOException {
+    private void index(Path index, Path workTree, int hashBytes, boolean sha256) throws IOException {
         if (!Files.exists(index, NOFOLLOW)) {
             return;
         }
@@ -74,13 +79,16 @@ final class HiddenChanges {
         }
         try {
             long size = Files.size(index);
-            for (GitIndex.Flagged flagged : GitIndex.flagged(() -> tree.files.openFile(tree.relative(index)), size,
-                    hashBytes)) {
+            GitIndex.Contents contents = GitIndex.read(() -> tree.files.openFile(tree.relative(index)), size, hashBytes);
+            for (GitIndex.Flagged flagged : contents.flagged()) {
                 String shown = String.join(", ", flagged.first()) + (flagged.count() > flagged.first().size()
                         ? ", ..." : "");
                 tree.add(index, flagged.flag() + " (git status and git diff do not show changes "
                         + "to these files)", flagged.count() + (flagged.count() == 1 ? " file: " : " files: ") + shown
                         + "; " + flagged.digest());
+            }
+            if (workTree != null) {
+                unseenEdits.audit(index, workTree, contents.entries(), sha256);
             }
         } catch (GitIndex.Unreadable e) {
             tree.add(index, "(not audited)", "the audit cannot read this index: " + e.getMessage());

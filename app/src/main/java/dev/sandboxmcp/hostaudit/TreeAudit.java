@@ -264,7 +264,7 @@ public final class TreeAudit {
         for (String nested : List.of("modules", "worktrees")) {
             tree.audited(dir.resolve(nested), () -> nestedGitDirectories(dir.resolve(nested)));
         }
-        hiddenChanges.audit(dir, () -> objectNamesSha256(dir));
+        hiddenChanges.audit(dir, directoryConfig.effectiveWorkTree(), () -> objectNamesSha256(dir));
     }
 
     /**
@@ -445,6 +445,11 @@ public final class TreeAudit {
         DirectoryConfig(Path gitDir, Path workTree) {
             this.gitDir = gitDir;
             this.workTree = workTree;
+        }
+
+        /** The work tree git takes (where the last core.worktree moves it) when it lies in the tree; else null. */
+        Path effectiveWorkTree() {
+            return movedTo.isEmpty() ? workTree : tree.quietlyInTree(movedTo.getFirst());
         }
 
         void moveWorkTree(String value) {

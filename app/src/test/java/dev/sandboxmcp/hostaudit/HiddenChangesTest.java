@@ -24,8 +24,12 @@ class HiddenChangesTest {
     @TempDir
     Path temp;
 
-    /** A repository with a committed Makefile and {@code count} more files under a long common prefix. */
     Path repository(String objectFormat, int count) throws Exception {
+        return repository(temp, objectFormat, count);
+    }
+
+    /** A repository under {@code temp} with a committed Makefile and {@code count} more files under a long common prefix. */
+    static Path repository(Path temp, String objectFormat, int count) throws Exception {
         Path repo = Files.createDirectories(temp.resolve("tree/repo"));
         git(repo, "init", "-q", "--object-format=" + objectFormat);
         Files.writeString(repo.resolve("Makefile"), "all:\n\techo ok\n");

