@@ -27,11 +27,12 @@ final class HiddenChanges {
     private static final String PACKED_REFS = "packed-refs";
     private static final String REPLACE_REF = "replace ref (git shows the object it names wherever the replaced one is "
             + "named: git status, git diff and git log show the replacement)";
-    /** The files of {@code info/} that change what git shows, and how. */
-    private static final Map<String, String> INFO_FILES = Map.of(
+    /** The files of lines in a git directory that change what git shows, and how. */
+    private static final Map<String, String> VIEW_FILES = Map.of(
             "info/exclude", "exclude patterns (git status does not show new files they match)",
             "info/attributes", "attributes (they change how git diff shows and compares files)",
-            "info/grafts", "grafts (git log and git diff show these commits with other parents)");
+            "info/grafts", "grafts (git log and git diff show these commits with other parents)",
+            "shallow", "shallow commits (git log stops at these commits and shows none before them)");
 
     private final AuditedTree tree;
     private final UnseenEdits unseenEdits;
@@ -45,8 +46,8 @@ final class HiddenChanges {
      * What runs nothing but hides a change from your review ({@code git status}, {@code git diff},
      * {@code git log}): the index's skip-worktree and assume-unchanged flags (in a split index's
      * shared part too), replace refs (loose or packed: git then shows another object wherever the
-     * replaced one is named, so a forged tree of HEAD hides a staged change), the patterns of
-     * {@code info/exclude}, {@code info/attributes} and {@code info/grafts}, and, when the
+     * replaced one is named, so a forged tree of HEAD hides a staged change), the lines of
+     * {@code info/exclude}, {@code info/attributes}, {@code info/grafts} and {@code shallow}, and, when the
      * {@code workTree} is known (null: bare, or outside the tree), the files changed behind an
      * entry that records their size and time ({@link UnseenEdits}).
      */
@@ -65,7 +66,7 @@ final class HiddenChanges {
         Path replace = dir.resolve("refs/replace");
         tree.audited(replace, () -> looseReplaceRefs(replace));
         tree.audited(dir.resolve(PACKED_REFS), () -> packedReplaceRefs(dir.resolve(PACKED_REFS)));
-        INFO_FILES.forEach((name, effect) -> tree.audited(dir.resolve(name), () -> infoFile(dir.resolve(name),
+        VIEW_FILES.forEach((name, effect) -> tree.audited(dir.resolve(name), () -> viewFile(dir.resolve(name),
                 effect)));
     }
 
@@ -137,8 +138,8 @@ final class HiddenChanges {
         }
     }
 
-    /** An {@code info/} file of patterns: a finding, with its digest, when any line is more than a comment. */
-    private void infoFile(Path file, String effect) throws IOException {
+    /** A file of lines that changes what git shows: a finding, with its digest, when any line is more than a comment. */
+    private void viewFile(Path file, String effect) throws IOException {
         if (!Files.exists(file, NOFOLLOW)) {
             return;
         }

