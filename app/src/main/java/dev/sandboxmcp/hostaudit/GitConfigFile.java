@@ -60,6 +60,19 @@ final class GitConfigFile {
         this.timeoutMillis = timeoutMillis;
     }
 
+    /** A value git takes as boolean true (config.c, {@code git_parse_maybe_bool}, or a non-zero number). */
+    static boolean isTrue(String value) {
+        String lower = value.strip().toLowerCase(java.util.Locale.ROOT);
+        if (lower.equals("true") || lower.equals("yes") || lower.equals("on")) {
+            return true;
+        }
+        try {
+            return Long.parseLong(lower) != 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
     List<Entry> read(byte[] content) throws Unreadable, IOException {
         return parse(git(content, true, "config", "--file", "-", "--no-includes", "--list", "-z"));
     }

@@ -45,13 +45,22 @@ final class GitIndex {
     /**
      * An entry git compares with its file by stat data: of a regular file or a symbolic link, at
      * stage 0, with neither flag above nor intent-to-add. {@code size} and {@code mtimeSeconds} are
-     * the low 32 bits git keeps of them.
+     * the low 32 bits git keeps of them. An empty {@code path}: a split index's entry that replaces
+     * one of its shared part, named by position only.
      */
     record Entry(byte[] path, boolean symbolicLink, long size, long mtimeSeconds, byte[] objectName) {
     }
 
-    /** What the index holds that the audit looks at. */
-    record Contents(List<Flagged> flagged, List<Entry> entries) {
+    /** Takes each {@link Entry} as the index is read. */
+    interface Entries {
+        void take(Entry entry);
+    }
+
+    /**
+     * What the index holds that the audit looks at besides its entries: the flags, and for a split
+     * index the object name (hex) of the shared part its {@code link} extension names, else null.
+     */
+    record Contents(List<Flagged> flagged, String sharedIndex) {
     }
 
     /** An index this reader cannot take apart as git would (git refuses many such files too). */
@@ -90,6 +99,8 @@ final class GitIndex {
     private static final byte[] SIGNATURE = "DIRC".getBytes(StandardCharsets.US_ASCII);
     private static final String OFFSET_TABLE = "IEOT";
     private static final String END_OF_ENTRIES = "EOIE";
+    /** A split index's extension naming its shared part (the object name first, then what is replaced and deleted). */
+    private static final String LINK = "link";
     /** The extended flags git 2.39 knows (CE_EXTENDED_FLAGS: intent-to-add, skip-worktree); any other makes it refuse the index. */
     private static final int KNOWN_EXTENDED = 0x6000;
     /** The extensions starting lowercase (required) that git 2.39 reads: the split index's link, sparse directories. */
@@ -103,11 +114,15 @@ final class GitIndex {
      * whose object names are {@code hashBytes} long (20, or 32 with SHA-256); empty when none is set.
      */
     static List<Flagged> flagged(Source source, long size, int hashBytes) throws IOException {
-        return read(source, size, hashBytes).flagged();
+        return read(source, size, hashBytes, entry -> { }).flagged();
     }
 
-    /** The flags set in the index {@code source} opens (as {@link #flagged}) and its {@link Entry entries}. */
-    static Contents read(Source source, long size, int hashBytes) throws IOException {
+    /**
+     * The flags set in the index {@code source} opens (as {@link #flagged}) and the shared part it
+     * links to, each {@link Entry} handed to {@code entries} as it is read (an index that turns
+     * out unreadable after some have been is still {@link Unreadable}).
+     */
+    static Contents read(Source source, long size, int hashBytes, Entries entries) throws IOException {
         // Where git looks for the end-of-index entry (read_eoie_extension): just before the checksum.
         long eoie = size - hashBytes - (8 + 4 + hashBytes);
         if (eoie >= SIGNATURE.length + 8) {
@@ -134,7 +149,6 @@ final class GitIndex {
             long count = Integer.toUnsignedLong(in.readInt());
             Collector skipWorktree = new Collector("skip-worktree");
             Collector assumeUnchanged = new Collector("assume-unchanged");
-            List<Entry> entries = new ArrayList<>();
             byte[] stat = new byte[STAT_BYTES];
             byte[] previous = new byte[0];
             for (long i = 0; i < count; i++) {
@@ -158,13 +172,14 @@ final class GitIndex {
                 }
                 int type = (int) uint32(stat, MODE_AT) & TYPE_MASK;
                 if ((flags & (ASSUME_VALID | STAGE_MASK)) == 0 && (extendedFlags & (SKIP_WORKTREE | INTENT_TO_ADD)) == 0
-                        && (type == REGULAR_FILE || type == SYMBOLIC_LINK) && path.length > 0) {
-                    entries.add(new Entry(path, type == SYMBOLIC_LINK, uint32(stat, SIZE_AT),
+                        && (type == REGULAR_FILE || type == SYMBOLIC_LINK)) {
+                    entries.take(new Entry(path, type == SYMBOLIC_LINK, uint32(stat, SIZE_AT),
                             uint32(stat, MTIME_SECONDS_AT), objectName));
                 }
                 previous = path;
             }
-            if (offsetTable(in, counted, size, hashBytes)) {
+            Extensions extensions = extensions(in, counted, size, hashBytes);
+            if (extensions.offsetTable()) {
                 throw new Unreadable("an index with an offset table (IEOT): git may read its entries in blocks that the "
                         + "audit does not");
             }
@@ -174,19 +189,25 @@ final class GitIndex {
                     flagged.add(collector.flagged());
                 }
             }
-            return new Contents(flagged, entries);
+            return new Contents(flagged, extensions.sharedIndex());
         } catch (EOFException e) {
             throw new Unreadable("ends before its last entry");
         }
     }
 
+    /** What the extensions say: whether git may read the entries in blocks, and the shared index linked to. */
+    private record Extensions(boolean offsetTable, String sharedIndex) {
+    }
+
     /**
      * Walks the extensions as git does (read-cache.c, {@code do_read_index}): while a header and
-     * the checksum still fit, a 4-byte signature and a 4-byte length; returns whether one is the
-     * offset table. A signature starting lowercase that git does not know makes git refuse the index.
+     * the checksum still fit, a 4-byte signature and a 4-byte length. A signature starting
+     * lowercase that git does not know makes git refuse the index.
      */
-    private static boolean offsetTable(DataInputStream in, Counting counted, long size, int hashBytes) throws IOException {
+    private static Extensions extensions(DataInputStream in, Counting counted, long size, int hashBytes)
+            throws IOException {
         boolean offsetTable = false;
+        String sharedIndex = null;
         while (counted.count + 8 + hashBytes <= size) {
             String signature = new String(in.readNBytes(4), StandardCharsets.ISO_8859_1);
             long length = Integer.toUnsignedLong(in.readInt());
@@ -196,13 +217,20 @@ final class GitIndex {
             }
             // git finds the offset table through the end-of-index entry (EOIE), wherever it lies
             offsetTable |= signature.equals(OFFSET_TABLE) || signature.equals(END_OF_ENTRIES);
-            long skip = Math.min(length, size - counted.count);
+            long taken = 0;
+            if (signature.equals(LINK) && length >= hashBytes) {
+                byte[] name = new byte[hashBytes];
+                in.readFully(name);
+                sharedIndex = HexFormat.of().formatHex(name);
+                taken = hashBytes;
+            }
+            long skip = Math.min(length - taken, size - counted.count);
             in.skipNBytes(skip);
-            if (skip < length) {
+            if (skip < length - taken) {
                 break;
             }
         }
-        return offsetTable;
+        return new Extensions(offsetTable, sharedIndex);
     }
 
     private static long uint32(byte[] bytes, int at) {

@@ -34,6 +34,10 @@ final class HiddenChanges {
             "info/grafts", "grafts (git log and git diff show these commits with other parents)",
             "shallow", "shallow commits (git log stops at these commits and shows none before them)");
 
+    /** A work tree whose files are compared with the index ({@link UnseenEdits}); {@code crlfCheckout}: core.autocrlf is true. */
+    record WorkTree(Path path, boolean crlfCheckout) {
+    }
+
     private final AuditedTree tree;
     private final UnseenEdits unseenEdits;
 
@@ -49,18 +53,25 @@ final class HiddenChanges {
      * replaced one is named, so a forged tree of HEAD hides a staged change), the lines of
      * {@code info/exclude}, {@code info/attributes}, {@code info/grafts} and {@code shallow}, and, when the
      * {@code workTree} is known (null: bare, or outside the tree), the files changed behind an
-     * entry that records their size and time ({@link UnseenEdits}).
+     * entry that records their size and time ({@link UnseenEdits}): those of the index, and of the
+     * shared part it links to (not of any other {@code sharedindex.*}, which git does not read).
      */
-    void audit(Path dir, Path workTree, ObjectNames names) {
+    void audit(Path dir, WorkTree workTree, ObjectNames names) {
         tree.audited(dir, () -> {
             boolean sha256 = names.sha256();
             int hashBytes = sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
-            List<Path> indexes = new ArrayList<>(List.of(dir.resolve("index")));
-            try (DirectoryStream<Path> shared = Files.newDirectoryStream(dir, "sharedindex.*")) {
-                shared.forEach(indexes::add);
+            Path main = dir.resolve("index");
+            long indexSeconds = Files.isRegularFile(main, NOFOLLOW)
+                    ? Files.getLastModifiedTime(main, NOFOLLOW).toInstant().getEpochSecond() : 0;
+            String[] linked = {null};
+            tree.audited(main, () -> linked[0] = index(main, workTree, hashBytes, sha256, indexSeconds));
+            List<Path> shared = new ArrayList<>();
+            try (DirectoryStream<Path> found = Files.newDirectoryStream(dir, "sharedindex.*")) {
+                found.forEach(shared::add);
             }
-            for (Path index : indexes) {
-                tree.audited(index, () -> index(index, workTree, hashBytes, sha256));
+            for (Path index : shared) {
+                boolean read = index.getFileName().toString().equals("sharedindex." + linked[0]);
+                tree.audited(index, () -> index(index, read ? workTree : null, hashBytes, sha256, indexSeconds));
             }
         });
         Path replace = dir.resolve("refs/replace");
@@ -70,17 +81,26 @@ final class HiddenChanges {
                 effect)));
     }
 
-    private void index(Path index, Path workTree, int hashBytes, boolean sha256) throws IOException {
+    /** Reports what the index hides; returns the shared index it links to (null: none, or not read). */
+    private String index(Path index, WorkTree workTree, int hashBytes, boolean sha256, long indexSeconds)
+            throws IOException {
         if (!Files.exists(index, NOFOLLOW)) {
-            return;
+            return null;
         }
         if (!Files.isRegularFile(index, NOFOLLOW)) {
             tree.add(index, "(not a regular file)", "git reads it, the audit does not: " + AuditedTree.kind(index));
-            return;
+            return null;
+        }
+        GitIndex.Entries entries = entry -> { };
+        UnseenEdits.Check check = null;
+        if (workTree != null) {
+            check = unseenEdits.check(index, workTree.path(), sha256, workTree.crlfCheckout(), indexSeconds);
+            entries = check;
         }
         try {
             long size = Files.size(index);
-            GitIndex.Contents contents = GitIndex.read(() -> tree.files.openFile(tree.relative(index)), size, hashBytes);
+            GitIndex.Contents contents = GitIndex.read(() -> tree.files.openFile(tree.relative(index)), size, hashBytes,
+                    entries);
             for (GitIndex.Flagged flagged : contents.flagged()) {
                 String shown = String.join(", ", flagged.first()) + (flagged.count() > flagged.first().size()
                         ? ", ..." : "");
@@ -88,11 +108,14 @@ final class HiddenChanges {
                         + "to these files)", flagged.count() + (flagged.count() == 1 ? " file: " : " files: ") + shown
                         + "; " + flagged.digest());
             }
-            if (workTree != null) {
-                unseenEdits.audit(index, workTree, contents.entries(), sha256);
-            }
+            return contents.sharedIndex();
         } catch (GitIndex.Unreadable e) {
             tree.add(index, "(not audited)", "the audit cannot read this index: " + e.getMessage());
+            return null;
+        } finally {
+            if (check != null) {
+                check.close();
+            }
         }
     }
 

@@ -59,6 +59,8 @@ public final class TreeAudit {
      * one that sets its own: that setting may sit in an includeIf whose condition never holds.
      */
     private List<String> usersHooksPaths = List.of();
+    /** Whether your own git configuration sets core.autocrlf true anywhere (includes too). */
+    private boolean usersCrlfCheckout;
     /**
      * Git directories and config files read, each with the work tree it was reached from (relative
      * paths in it depend on that).
@@ -111,6 +113,12 @@ public final class TreeAudit {
                     audit.tree.findings.add(new Finding("(make up's protected repositories)", "(not audited)",
                             override + ": " + e.getMessage()));
                 }
+            }
+            try {
+                audit.usersCrlfCheckout = git.usersValues("core.autocrlf", home).stream().anyMatch(GitConfigFile::isTrue);
+            } catch (IOException e) {
+                audit.tree.findings.add(new Finding("(your git config)", "(not audited)", "core.autocrlf: "
+                        + e.getMessage()));
             }
             try {
                 audit.usersHooksPaths = git.usersValues("core.hooksPath", home);
@@ -264,7 +272,9 @@ public final class TreeAudit {
         for (String nested : List.of("modules", "worktrees")) {
             tree.audited(dir.resolve(nested), () -> nestedGitDirectories(dir.resolve(nested)));
         }
-        hiddenChanges.audit(dir, directoryConfig.effectiveWorkTree(), () -> objectNamesSha256(dir));
+        Path workTreeNow = directoryConfig.effectiveWorkTree();
+        hiddenChanges.audit(dir, workTreeNow == null ? null : new HiddenChanges.WorkTree(workTreeNow,
+                directoryConfig.crlfCheckout()), () -> objectNamesSha256(dir));
     }
 
     /**
@@ -441,10 +451,17 @@ public final class TreeAudit {
         final Set<List<Path>> read = new HashSet<>();
         /** extensions.objectFormat of its own config; null: not set there (SHA-1, unless a commondir says otherwise). */
         String objectFormat;
+        /** The last core.autocrlf its configs set (includes too); null: not set there, yours counts. */
+        String autocrlf;
 
         DirectoryConfig(Path gitDir, Path workTree) {
             this.gitDir = gitDir;
             this.workTree = workTree;
+        }
+
+        /** Whether git checks text out with CRLF: core.autocrlf true, in its configs or else in yours. */
+        boolean crlfCheckout() {
+            return autocrlf != null ? GitConfigFile.isTrue(autocrlf) : usersCrlfCheckout;
         }
 
         /** The work tree git takes (where the last core.worktree moves it) when it lies in the tree; else null. */
@@ -588,6 +605,9 @@ public final class TreeAudit {
             String key = entry.key().toLowerCase(Locale.ROOT);
             if (key.equals("core.worktree") && entry.value() != null && depth == 0) {
                 directory.moveWorkTree(entry.value());
+            }
+            if (key.equals("core.autocrlf")) {
+                directory.autocrlf = entry.value() == null ? "true" : entry.value();
             }
             if (key.equals("extensions.objectformat") && entry.value() != null && depth == 0
                     && opened.getFileName().toString().equals("config")) { // git reads it there only, and no include

@@ -1,9 +1,11 @@
 package dev.sandboxmcp.hostaudit;
 
 import dev.sandboxmcp.workspace.OpenedFile;
+import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -14,12 +16,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Changes git does not see: a file whose content is not the object its index entry names, while
@@ -28,121 +28,250 @@ import java.util.concurrent.ConcurrentHashMap;
  * status}, {@code git diff} and {@code git commit -a} leave the change out; a command that changed
  * a file can write the file's new stat data into the index to hide it.
  *
- * <p>An entry is compared when its size and modification time (whole seconds, git's default) match
- * the file; git also compares the change time, inode, owner and mode, so this catches every entry
- * git trusts, and seldom one it reads again. The file is hashed as git hashes a blob
- * ({@code blob <size>\0} and the bytes; SHA-1 or SHA-256, as the repository's objects), and with
- * CRLF taken as LF too (a checkout by {@code core.autocrlf} or {@code eol=crlf}). Content a filter
- * gives the file (git-lfs, {@code ident}, {@code working-tree-encoding}) is not its object either:
- * such files are named as well, to be accepted once.
+ * <p>An entry is compared when its size and modification time (whole seconds: git's default build
+ * has no {@code USE_NSEC}) match the file, unless git takes it as racy and reads the file anyway
+ * (its time is not before the index's). git also compares the change time, inode, owner and mode,
+ * so this covers every entry git trusts. The file is hashed as git hashes a blob ({@code blob
+ * <size>\0} and the bytes; SHA-1 or SHA-256, as the repository's objects); with
+ * {@code core.autocrlf=true}, which checks text out with CRLF, also with CRLF taken as LF. Content a
+ * filter gives the file (git-lfs, {@code ident}, {@code working-tree-encoding}, an {@code eol}
+ * attribute) is not its object either: such files are named as well, to be accepted once.
  *
- * <p>The watcher audits every 2 seconds, so hashes are kept for the process, per file, identity,
- * size, modification and change time. Every write moves the change time, which no process of the
- * sandbox can set; but within one tick of the kernel's clock it may not move, so a hash taken less
- * than a second after the change time is not kept (what git calls a racy entry, for the same reason).
+ * <p>The watcher audits every 2 seconds, so a hash is kept for a minute, per file, identity, size,
+ * modification and change time: a write moves the change time, which no process of the sandbox
+ * can set. Not always at once, though: within one tick of the kernel's clock it may not move (so a
+ * hash taken less than a second after the change time is not kept), and a write through a shared
+ * mapping to a page already written moves it only once the page has gone to disk, or never on
+ * tmpfs (so no hash is kept longer than a minute).
  */
 final class UnseenEdits {
 
     static final String UNSEEN = "changed, though the index records its size and time (git status, git diff and "
             + "git commit -a take it as unchanged and do not show the change)";
     static final String UNREAD = "(not audited)";
+    /** A file larger than this is not read (it is named as not audited): a sparse file can claim terabytes. */
+    static final long MAX_FILE_BYTES = 1L << 30;
+    /** What one audit reads at most; the watcher's later rounds read the rest, as kept hashes cost nothing. */
+    static final long MAX_AUDIT_BYTES = 4L << 30;
+    private static final int ATTEMPTS = 3;
+    private static final long MASK_32 = 0xFFFFFFFFL;
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
-    private static final Duration SETTLED = Duration.ofSeconds(1);
-    /** Bounds what the process keeps: more files than any work tree the watcher looks at holds. */
-    private static final int MAX_KEPT = 2_000_000;
-    private static final Map<Seen, Hashes> KEPT = new ConcurrentHashMap<>();
+    private static final long SETTLED_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long KEPT_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** Bounds what the process keeps (about 250 bytes each); beyond it files are hashed every round. */
+    private static final int MAX_KEPT = 200_000;
+    private static final Map<Seen, Kept> KEPT = new ConcurrentHashMap<>();
 
-    /** A file as its stat data says it is; any write gives it another. */
-    private record Seen(Path file, Object key, long size, FileTime modified, FileTime changed, String algorithm) {
+    /** A file as its stat data says it is; any write gives it another (see above for when it does not). */
+    private record Seen(String file, long device, long inode, long size, long modifiedNanos, long changedNanos,
+            boolean sha256, boolean crlfCheckout) {
     }
 
-    /** The blob's object name, and the one with each CRLF taken as LF (null when it holds no CRLF). */
+    private record Kept(Hashes hashes, long hashedAt) {
+    }
+
+    /**
+     * The blob's object name, and with each CRLF taken as LF (null when the file holds no CRLF, or
+     * when that is not asked).
+     */
     private record Hashes(byte[] plain, byte[] lf) {
         boolean names(byte[] objectName) {
             return Arrays.equals(plain, objectName) || lf != null && Arrays.equals(lf, objectName);
         }
     }
 
+    /** What was opened is not the file its stat data described: it changed while it was read. */
+    private static final class Changed extends IOException {
+        Changed() {
+            super("changed while it was read");
+        }
+    }
+
     private final AuditedTree tree;
     private final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
     private final byte[] out = new byte[buffer.capacity() + 1];
+    private long bytesRead;
 
     UnseenEdits(AuditedTree tree) {
         this.tree = tree;
     }
 
     /**
-     * Compares the {@code entries} of {@code index} with the files of {@code workTree} and reports,
-     * as one finding each, the files changed behind their entries and those it could not read.
+     * One index's entries compared with the files of {@code workTree}; closing it reports, as one
+     * finding each, the files changed behind their entries and those it could not compare.
+     * {@code indexSeconds}: the modification time of the index git reads (a split index's own,
+     * not its shared part's), which tells the entries git reads again anyway.
      */
-    void audit(Path index, Path workTree, List<GitIndex.Entry> entries, boolean sha256) {
-        GitIndex.Collector unseen = new GitIndex.Collector(UNSEEN);
-        GitIndex.Collector unread = new GitIndex.Collector("cannot be compared with the object its index entry names");
-        String algorithm = sha256 ? "SHA-256" : "SHA-1";
-        for (GitIndex.Entry entry : entries) {
+    Check check(Path index, Path workTree, boolean sha256, boolean crlfCheckout, long indexSeconds) {
+        return new Check(index, workTree, sha256, crlfCheckout, indexSeconds & MASK_32);
+    }
+
+    final class Check implements GitIndex.Entries, AutoCloseable {
+        private final Path index;
+        private final Path workTree;
+        private final boolean sha256;
+        private final boolean crlfCheckout;
+        private final long indexSeconds;
+        private final GitIndex.Collector unseen = new GitIndex.Collector(UNSEEN);
+        private final GitIndex.Collector unread = new GitIndex.Collector(UNREAD);
+        private final OpenDirectory directory = new OpenDirectory();
+
+        private Check(Path index, Path workTree, boolean sha256, boolean crlfCheckout, long indexSeconds) {
+            this.index = index;
+            this.workTree = workTree;
+            this.sha256 = sha256;
+            this.crlfCheckout = crlfCheckout;
+            this.indexSeconds = indexSeconds;
+        }
+
+        @Override
+        public void take(GitIndex.Entry entry) {
+            if (entry.path().length == 0) {
+                unread.add(GitIndex.SPLIT_REPLACEMENT.getBytes(StandardCharsets.UTF_8), entry.objectName());
+                return;
+            }
+            if (indexSeconds != 0 && entry.mtimeSeconds() >= indexSeconds) {
+                return; // racy: git reads the file again, and shows what changed
+            }
             try {
-                Hashes hashes = hashesIfStatMatches(workTree, entry, algorithm);
-                if (hashes != null && !hashes.names(entry.objectName())) {
-                    unseen.add(entry.path(), hashes.plain());
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        Hashes hashes = hashesIfStatMatches(entry);
+                        if (hashes != null && !hashes.names(entry.objectName())) {
+                            unseen.add(entry.path(), hashes.plain());
+                        }
+                        return;
+                    } catch (Changed e) {
+                        if (attempt == ATTEMPTS) {
+                            throw new IOException("changed each of the " + ATTEMPTS + " times it was read");
+                        }
+                    }
                 }
             } catch (IOException | InvalidPathException e) {
                 unread.add(entry.path(), String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8));
             }
         }
-        report(index, unseen, UNSEEN);
-        report(index, unread, UNREAD);
-    }
 
-    private void report(Path index, GitIndex.Collector collector, String key) {
-        if (collector.count == 0) {
-            return;
+        @Override
+        public void close() {
+            directory.close();
+            report(unseen, UNSEEN, ": ");
+            report(unread, UNREAD, " whose content the audit cannot compare with its entry: ");
         }
-        GitIndex.Flagged files = collector.flagged();
-        String shown = String.join(", ", files.first()) + (files.count() > files.first().size() ? ", ..." : "");
-        String what = key.equals(UNREAD) ? " whose content the audit cannot compare with its entry: " : ": ";
-        tree.add(index, key, files.count() + (files.count() == 1 ? " file" : " files") + what + shown + "; "
-                + files.digest());
-    }
 
-    /**
-     * The hashes of the file {@code entry} names when its size and modification time are those
-     * recorded (git then takes it as unchanged); null when they are not, or it is of another type
-     * or gone (git then reads it, or shows it as changed or deleted), or it changed while read.
-     */
-    private Hashes hashesIfStatMatches(Path workTree, GitIndex.Entry entry, String algorithm) throws IOException {
-        Path file = workTree.resolve(utf8(entry.path()));
-        if (!file.normalize().startsWith(tree.root)) {
-            throw new IOException("outside the audited tree");
-        }
-        Map<String, Object> stat;
-        try {
-            stat = Files.readAttributes(file, "unix:fileKey,size,lastModifiedTime,ctime,isRegularFile,isSymbolicLink",
-                    NOFOLLOW);
-        } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException gone) {
-            return null;
-        }
-        boolean regular = (Boolean) stat.get("isRegularFile");
-        boolean link = (Boolean) stat.get("isSymbolicLink");
-        long size = (Long) stat.get("size");
-        FileTime modified = (FileTime) stat.get("lastModifiedTime");
-        if ((entry.symbolicLink() ? !link : !regular) || (size & 0xFFFFFFFFL) != entry.size()
-                || (modified.to(java.util.concurrent.TimeUnit.SECONDS) & 0xFFFFFFFFL) != entry.mtimeSeconds()) {
-            return null;
-        }
-        Seen seen = new Seen(file, stat.get("fileKey"), size, modified, (FileTime) stat.get("ctime"), algorithm);
-        Hashes kept = KEPT.get(seen);
-        if (kept != null) {
-            return kept;
-        }
-        Instant hashedAt = Instant.now();
-        Hashes hashes = entry.symbolicLink() ? linkHashes(file, algorithm) : fileHashes(seen, algorithm);
-        if (hashes != null && Duration.between(seen.changed().toInstant(), hashedAt).compareTo(SETTLED) >= 0) {
-            if (KEPT.size() >= MAX_KEPT) {
-                KEPT.clear();
+        private void report(GitIndex.Collector collector, String key, String what) {
+            if (collector.count == 0) {
+                return;
             }
-            KEPT.put(seen, hashes);
+            GitIndex.Flagged files = collector.flagged();
+            String shown = String.join(", ", files.first()) + (files.count() > files.first().size() ? ", ..." : "");
+            tree.add(index, key, files.count() + (files.count() == 1 ? " file" : " files") + what + shown + "; "
+                    + files.digest());
         }
-        return hashes;
+
+        /**
+         * The hashes of the file {@code entry} names when its size and modification time are those
+         * recorded (git then takes it as unchanged); null when they are not, or it is of another
+         * type or gone (git then reads it, or shows it as changed or deleted).
+         */
+        private Hashes hashesIfStatMatches(GitIndex.Entry entry) throws IOException {
+            Path file = workTree.resolve(utf8(entry.path())).normalize();
+            if (!file.startsWith(tree.root) || file.equals(tree.root)) {
+                throw new IOException("outside the audited tree");
+            }
+            Map<String, Object> stat;
+            try {
+                stat = Files.readAttributes(file, "unix:dev,ino,size,lastModifiedTime,ctime,mode", NOFOLLOW);
+            } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException gone) {
+                return null;
+            }
+            int type = (Integer) stat.get("mode") & 0170000;
+            boolean regular = type == 0100000;
+            boolean link = type == 0120000;
+            long size = (Long) stat.get("size");
+            FileTime modified = (FileTime) stat.get("lastModifiedTime");
+            // git keeps the whole seconds of st_mtime, which round down also before 1970
+            if (!(regular || link && entry.symbolicLink()) || (size & MASK_32) != entry.size()
+                    || (modified.toInstant().getEpochSecond() & MASK_32) != entry.mtimeSeconds()) {
+                return null;
+            }
+            Seen seen = new Seen(file.toString(), (Long) stat.get("dev"), (Long) stat.get("ino"), size,
+                    modified.to(TimeUnit.NANOSECONDS), ((FileTime) stat.get("ctime")).to(TimeUnit.NANOSECONDS), sha256,
+                    crlfCheckout);
+            long now = System.currentTimeMillis() * 1_000_000;
+            Kept kept = KEPT.get(seen);
+            if (kept != null && now - kept.hashedAt() < KEPT_NANOS) {
+                return kept.hashes();
+            }
+            // a regular file at a link's entry: git trusts it when core.symlinks is false
+            Hashes hashes = link ? linkHashes(file) : fileHashes(file, seen);
+            if (now - seen.changedNanos() >= SETTLED_NANOS) {
+                keep(seen, new Kept(hashes, now), now);
+            }
+            return hashes;
+        }
+
+        /** A link's blob is its target. */
+        private Hashes linkHashes(Path file) throws IOException {
+            String target = Files.readSymbolicLink(file).toString();
+            if (target.indexOf('\uFFFD') >= 0) {
+                throw new IOException("a link whose target is not UTF-8");
+            }
+            byte[] bytes = target.getBytes(StandardCharsets.UTF_8);
+            MessageDigest digest = digest(sha256, bytes.length);
+            digest.update(bytes);
+            return new Hashes(digest.digest(), null);
+        }
+
+        /** The file's blob names, read through the tree's confined opening. */
+        private Hashes fileHashes(Path file, Seen seen) throws IOException {
+            if (seen.size() > MAX_FILE_BYTES) {
+                throw new IOException("larger than " + (MAX_FILE_BYTES >> 20) + " MiB, not read");
+            }
+            if (bytesRead + seen.size() > MAX_AUDIT_BYTES) {
+                throw new IOException("past the " + (MAX_AUDIT_BYTES >> 30) + " GiB one audit reads");
+            }
+            Workspace files = directory.of(file.getParent().equals(tree.root) ? "." : tree.relative(file.getParent()));
+            String name = file.getFileName().toString();
+            try (OpenedFile opened = files.openFileVersion(name)) {
+                requireSame(seen, opened);
+                MessageDigest plain = digest(sha256, seen.size());
+                CrlfAsLf counted = new CrlfAsLf(null);
+                read(opened.channel(), seen.size(), (bytes, length) -> {
+                    plain.update(bytes, 0, length);
+                    if (crlfCheckout) {
+                        counted.take(bytes, length);
+                    }
+                });
+                if (counted.crlf == 0) {
+                    return new Hashes(plain.digest(), null);
+                }
+                CrlfAsLf converted = new CrlfAsLf(digest(sha256, seen.size() - counted.crlf));
+                read(opened.channel(), seen.size(), converted);
+                return new Hashes(plain.digest(), converted.finish());
+            } catch (WorkspaceException e) {
+                if (e.reason() == WorkspaceException.Reason.NOT_FOUND) {
+                    throw new Changed();
+                }
+                throw e;
+            }
+        }
+
+        private void requireSame(Seen seen, OpenedFile opened) throws Changed {
+            if (opened.size() != seen.size() || opened.modified().to(TimeUnit.NANOSECONDS) != seen.modifiedNanos()
+                    || opened.changed().to(TimeUnit.NANOSECONDS) != seen.changedNanos()) {
+                throw new Changed();
+            }
+        }
+    }
+
+    private static void keep(Seen seen, Kept kept, long now) {
+        if (KEPT.size() >= MAX_KEPT) {
+            KEPT.values().removeIf(old -> now - old.hashedAt() >= KEPT_NANOS);
+        }
+        if (KEPT.size() < MAX_KEPT) {
+            KEPT.put(seen, kept);
+        }
     }
 
     /** git's path bytes as a name; one that is not UTF-8 cannot be named here. */
@@ -155,108 +284,102 @@ final class UnseenEdits {
         }
     }
 
-    /** A link's blob is its target. */
-    private static Hashes linkHashes(Path file, String algorithm) throws IOException {
-        byte[] target = Files.readSymbolicLink(file).toString().getBytes(StandardCharsets.UTF_8);
-        MessageDigest digest = digest(algorithm, target.length);
-        digest.update(target);
-        return new Hashes(digest.digest(), null);
-    }
-
-    /** Read through the tree's confined opening; null when what was opened is not the file {@code seen} describes. */
-    private Hashes fileHashes(Seen seen, String algorithm) throws IOException {
-        byte[] plain;
-        long crlf;
-        try (OpenedFile opened = tree.files.openFileVersion(tree.relative(seen.file()))) {
-            if (!same(seen, opened)) {
-                return null;
-            }
-            MessageDigest digest = digest(algorithm, seen.size());
-            crlf = hash(opened.channel(), seen.size(), digest, false);
-            if (crlf < 0) {
-                return null;
-            }
-            plain = digest.digest();
-        } catch (WorkspaceException e) {
-            if (e.reason() == WorkspaceException.Reason.NOT_FOUND) {
-                return null;
-            }
-            throw e;
-        }
-        if (crlf == 0) {
-            return new Hashes(plain, null);
-        }
-        try (OpenedFile opened = tree.files.openFileVersion(tree.relative(seen.file()))) {
-            if (!same(seen, opened)) {
-                return null;
-            }
-            MessageDigest digest = digest(algorithm, seen.size() - crlf);
-            return hash(opened.channel(), seen.size(), digest, true) < 0 ? null
-                    : new Hashes(plain, digest.digest());
-        }
-    }
-
-    private static boolean same(Seen seen, OpenedFile opened) {
-        return opened.size() == seen.size() && opened.modified().equals(seen.modified())
-                && opened.changed().equals(seen.changed()) && opened.fileKey().equals(seen.key());
-    }
-
     /**
-     * Feeds the file's {@code size} bytes from {@code channel} into {@code digest}, each CRLF as LF
-     * when {@code lf}; returns how many CRLF it held, or -1 when it did not hold {@code size} bytes.
+     * The directory of the file last opened, kept open: an index lists its entries sorted by path,
+     * so the files of one directory come one after the other, and each is opened from it.
      */
-    private long hash(java.nio.channels.FileChannel channel, long size, MessageDigest digest, boolean lf)
-            throws IOException {
+    private final class OpenDirectory implements AutoCloseable {
+        private String name;
+        private Workspace opened;
+
+        Workspace of(String directory) throws IOException {
+            if (!directory.equals(name)) {
+                close();
+                opened = tree.files.openSubtree(directory);
+                name = directory;
+            }
+            return opened;
+        }
+
+        @Override
+        public void close() {
+            if (opened != null) {
+                try {
+                    opened.close();
+                } catch (IOException ignored) {
+                    // a directory handle opened for reading; nothing to recover
+                }
+            }
+            opened = null;
+            name = null;
+        }
+    }
+
+    /** Takes what {@link #read} reads, a buffer at a time. */
+    private interface Sink {
+        void take(byte[] bytes, int length);
+    }
+
+    /** Hands the file's {@code size} bytes to {@code sink}, counted against the audit's budget. */
+    private void read(FileChannel channel, long size, Sink sink) throws IOException {
         buffer.clear();
         long read = 0;
-        long crlf = 0;
-        boolean carriageReturn = false;
-        boolean held = false; // with lf: a CR not yet fed, until what follows it is known
         for (int n = channel.read(buffer, 0); n > 0; n = channel.read(buffer, read)) {
             read += n;
+            bytesRead += n;
             if (read > size) {
-                return -1;
+                throw new Changed();
             }
-            byte[] bytes = buffer.array();
-            if (!lf) {
-                for (int i = 0; i < n; i++) {
-                    crlf += carriageReturn && bytes[i] == '\n' ? 1 : 0;
-                    carriageReturn = bytes[i] == '\r';
-                }
-                digest.update(bytes, 0, n);
-                buffer.clear();
-                continue;
-            }
-            int length = 0;
-            for (int i = 0; i < n; i++) {
-                byte b = bytes[i];
-                if (held && b != '\n') {
-                    out[length++] = '\r';
-                }
-                held = false;
-                if (b == '\n' && carriageReturn) {
-                    crlf++;
-                }
-                carriageReturn = b == '\r';
-                if (carriageReturn) {
-                    held = true;
-                } else {
-                    out[length++] = b;
-                }
-            }
-            digest.update(out, 0, length);
+            sink.take(buffer.array(), n);
             buffer.clear();
         }
-        if (held) {
-            digest.update((byte) '\r');
+        if (read != size) {
+            throw new Changed();
         }
-        return read == size ? crlf : -1;
+    }
+
+    /** Counts the CRLF in what it takes and, given a digest, feeds it each as LF. */
+    private final class CrlfAsLf implements Sink {
+        private final MessageDigest digest;
+        long crlf;
+        private boolean carriageReturn;
+
+        CrlfAsLf(MessageDigest digest) {
+            this.digest = digest;
+        }
+
+        @Override
+        public void take(byte[] bytes, int length) {
+            int kept = 0;
+            for (int i = 0; i < length; i++) {
+                byte b = bytes[i];
+                if (carriageReturn && b == '\n') {
+                    crlf++;
+                } else if (carriageReturn) {
+                    out[kept++] = '\r'; // held back: not followed by LF, so it stays
+                }
+                carriageReturn = b == '\r';
+                if (!carriageReturn) {
+                    out[kept++] = b;
+                }
+            }
+            if (digest != null) {
+                digest.update(out, 0, kept);
+            }
+        }
+
+        byte[] finish() {
+            if (carriageReturn) {
+                digest.update((byte) '\r');
+            }
+            return digest.digest();
+        }
     }
 
     /** A digest with git's blob header already in it. */
-    private static MessageDigest digest(String algorithm, long size) {
+    private static MessageDigest digest(boolean sha256, long size) {
         try {
-            MessageDigest digest = MessageDigest.getInstance(algorithm);
+            MessageDigest digest = MessageDigest.getInstance(sha256 ? "SHA-256" : "SHA-1");
             digest.update(("blob " + size + "\0").getBytes(StandardCharsets.US_ASCII));
             return digest;
         } catch (NoSuchAlgorithmException e) {

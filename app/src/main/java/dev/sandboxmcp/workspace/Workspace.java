@@ -297,6 +297,18 @@ public final class Workspace implements Closeable {
         }
     }
 
+    /**
+     * The directory {@code name} as a workspace of its own, which operations cannot leave either
+     * ({@code os.Root.OpenRoot}): many files of one directory are then opened without walking to
+     * it again for each. The caller closes it.
+     */
+    public Workspace openSubtree(String name) throws IOException {
+        try (Walk walk = walk(Op.RESOLVE, name)) {
+            Path relative = walk.requireDirectory();
+            return new Workspace(walk.realPath().resolve(relative).normalize(), walk.openDirectory());
+        }
+    }
+
     @Override
     public void close() throws IOException {
         root.close();

