@@ -28,8 +28,6 @@ public final class CommandRunner implements AutoCloseable {
     private final Semaphore slots;
     private final int maxConcurrent;
     private final Set<RunningCommand> running = ConcurrentHashMap.newKeySet();
-    /** Commands started so far: the disk floor tells by it that one ran between two looks. */
-    private final java.util.concurrent.atomic.AtomicLong starts = new java.util.concurrent.atomic.AtomicLong();
     private final IdleSweep sweep;
     private volatile boolean closed;
 
@@ -96,8 +94,7 @@ public final class CommandRunner implements AutoCloseable {
         if (!slots.tryAcquire()) {
             throw new BusyException(maxConcurrent);
         }
-        sweep.begin();
-        starts.incrementAndGet(); // before the spawn: the command runs before it is in running
+        sweep.begin(); // before the spawn: the command runs before it is in running
         // From here on, start releases both whatever it throws, and the command's end does otherwise.
         RunningCommand started = RunningCommand.start(command, workingDirectory, environment, input, stdout, stderr,
                 timeout, killGrace, () -> {
@@ -135,7 +132,7 @@ public final class CommandRunner implements AutoCloseable {
      * still healthy.
      */
     public void probe(Path workingDirectory, Duration deadline) throws IOException, InterruptedException {
-        sweep.begin();
+        sweep.beginProbe();
         SessionShell.Started shell;
         try {
             shell = SessionShell.start("true", workingDirectory, environment, false, false);
@@ -161,14 +158,9 @@ public final class CommandRunner implements AutoCloseable {
         return Set.copyOf(running);
     }
 
-    /** How many commands have been started. */
-    long starts() {
-        return starts.get();
-    }
-
-    /** Whether a command (or, through the sweep they share, a job) is starting or running: spawned, not yet seen by running(). */
-    boolean busy() {
-        return sweep.active() > 0;
+    /** The sweep its commands take part in, and the jobs beside them: where the disk floor reads what has begun. */
+    IdleSweep sweep() {
+        return sweep;
     }
 
     /** Number of commands running now. */

@@ -12,8 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -85,10 +83,12 @@ public final class DiskFloorWatch implements AutoCloseable {
     private final List<Filesystem> filesystems;
     /** The running commands and jobs, by their trees, taken anew at each poll. */
     private final Supplier<Map<ProcessTree, RunningCommand>> trees;
-    /** How many commands and jobs have been started: one may start and end between two looks. */
-    private final LongSupplier starts;
-    /** Whether one is starting or running: the start takes up to hundreds of milliseconds, while the command runs. */
-    private final BooleanSupplier busy;
+    /**
+     * What commands and jobs begin in: how many have begun (one may begin and end between two
+     * looks), and whether one is starting or running (the start takes up to hundreds of
+     * milliseconds, while the command runs).
+     */
+    private final IdleSweep sweep;
     /** Null: no process outside the trees is judged (outside the runner's container). */
     private final DiskFloorStrays strays;
     private final InodeFloor inodes;
@@ -96,12 +96,11 @@ public final class DiskFloorWatch implements AutoCloseable {
     private volatile boolean closed;
 
     private DiskFloorWatch(List<Filesystem> filesystems, InodeFloor inodes, Supplier<Map<ProcessTree, RunningCommand>> trees,
-            LongSupplier starts, BooleanSupplier busy, DiskFloorStrays strays) {
+            IdleSweep sweep, DiskFloorStrays strays) {
         this.filesystems = filesystems;
         this.inodes = inodes;
         this.trees = trees;
-        this.starts = starts;
-        this.busy = busy;
+        this.sweep = sweep;
         this.strays = strays;
         if (filesystems.isEmpty()) {
             this.thread = null;
@@ -113,9 +112,10 @@ public final class DiskFloorWatch implements AutoCloseable {
 
     /**
      * Watches the filesystems of {@code paths} (one watch for paths on the same filesystem, under
-     * the first one's name) while {@code commands} and {@code jobs} run; with the floor off,
-     * watches nothing. {@code strays}: below the floor, also stops what commands left running
-     * outside every tree ({@link DiskFloorStrays}; only in the runner's container).
+     * the first one's name) while {@code commands} and {@code jobs}, which take part in the same
+     * {@link IdleSweep}, run; with the floor off, watches nothing. {@code strays}: below the floor,
+     * also stops what commands left running outside every tree ({@link DiskFloorStrays}; only in
+     * the runner's container).
      */
     public static DiskFloorWatch start(DiskFloor floor, List<Path> paths, CommandRunner commands, JobManager jobs,
             boolean strays) throws IOException {
@@ -130,11 +130,11 @@ public final class DiskFloorWatch implements AutoCloseable {
             commands.running().forEach(command -> running.put(command.tree(), command));
             jobs.running().forEach(job -> running.put(job.tree(), job));
             return running;
-        }, () -> commands.starts() + jobs.starts(), commands::busy, strays);
+        }, commands.sweep(), strays);
     }
 
     private static DiskFloorWatch start(DiskFloor floor, List<Path> paths, Supplier<Map<ProcessTree, RunningCommand>> trees,
-            LongSupplier starts, BooleanSupplier busy, DiskFloorStrays strays) throws IOException {
+            IdleSweep sweep, DiskFloorStrays strays) throws IOException {
         List<Filesystem> filesystems = new ArrayList<>();
         List<String> types = new ArrayList<>();
         if (!floor.off()) {
@@ -149,7 +149,7 @@ public final class DiskFloorWatch implements AutoCloseable {
             }
         }
         return new DiskFloorWatch(List.copyOf(filesystems),
-                InodeFloor.of(floor, filesystems.stream().map(Filesystem::path).toList(), types), trees, starts, busy, strays);
+                InodeFloor.of(floor, filesystems.stream().map(Filesystem::path).toList(), types), trees, sweep, strays);
     }
 
     private void watch() {
@@ -169,8 +169,8 @@ public final class DiskFloorWatch implements AutoCloseable {
                     below = i;
                 }
             }
-            long startsNow = starts.getAsLong(); // before what runs: one may start, and end, while it is read
-            boolean busyNow = busy.getAsBoolean();
+            long begun = sweep.begun(); // before what runs: one may begin, and end, while it is read
+            boolean busy = sweep.active() > 0;
             Map<ProcessTree, RunningCommand> running = trees.get();
             boolean countNow;
             if (running.isEmpty()) {
@@ -195,7 +195,7 @@ public final class DiskFloorWatch implements AutoCloseable {
             }
             Duration inodePace;
             try {
-                inodePace = inodes.look(running, busyNow, startsNow, strays);
+                inodePace = inodes.look(running, busy, begun, strays);
             } catch (RuntimeException e) {
                 System.err.println("sandbox-mcp runner: the inode floor's look failed: " + e);
                 inodePace = SHORTEST_POLL;

@@ -81,6 +81,8 @@ public final class IdleSweep {
     private final Supplier<Outcome> sweeper;
     private final Duration retry;
     private int active;
+    /** How many commands and jobs have begun so far: the disk floor tells by it that one ran between two looks. */
+    private long begun;
     /** Counts sweeps: a sweep scheduled after a sweep cut short is dropped when another came first. */
     private long sweeps;
 
@@ -105,13 +107,25 @@ public final class IdleSweep {
         return sweeper != null;
     }
 
+    /** Begins a command or job, before its spawn. */
     synchronized void begin() {
+        active++;
+        begun++;
+    }
+
+    /** Begins the health probe: no sweep runs while it does, but it is no command or job ({@link #begun}). */
+    synchronized void beginProbe() {
         active++;
     }
 
-    /** How many commands and jobs have begun and not ended. */
+    /** How many commands and jobs have begun and not ended, the health probe included. */
     synchronized int active() {
         return active;
+    }
+
+    /** How many commands and jobs have begun so far. */
+    synchronized long begun() {
+        return begun;
     }
 
     /** Ends a command or job; the last one to end sweeps. */

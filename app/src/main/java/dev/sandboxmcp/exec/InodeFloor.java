@@ -43,7 +43,7 @@ final class InodeFloor {
         final long floorInodes;
         long previous = -1;
         boolean ranBefore;
-        long startsBefore;
+        long begunBefore;
         long taken;
         long takenIdle;
 
@@ -77,12 +77,12 @@ final class InodeFloor {
     }
 
     /**
-     * Looks once ({@code busy}: whether a command or job is starting or running; {@code starts}:
-     * how many have been started so far), stops what
+     * Looks once ({@code busy}: whether a command or job is starting or running; {@code begun}:
+     * how many have begun so far), stops what
      * runs when the sandbox has taken {@link #TAKEN} below the floor and files are still being made,
      * and returns how long the next look may wait.
      */
-    Duration look(Map<ProcessTree, RunningCommand> running, boolean busy, long starts, DiskFloorStrays strays) {
+    Duration look(Map<ProcessTree, RunningCommand> running, boolean busy, long begun, DiskFloorStrays strays) {
         Duration next = DiskFloorWatch.LONGEST_POLL;
         boolean runs = !running.isEmpty() || busy;
         for (Watched filesystem : filesystems) {
@@ -97,10 +97,10 @@ final class InodeFloor {
             // Below the floor, only what went below it: the look that crosses it may come late.
             long lost = filesystem.previous < 0 ? 0 : Math.min(filesystem.previous, filesystem.floorInodes) - free;
             // Ours when something ran (or was starting) at either look, or started and ended in between.
-            boolean ours = runs || filesystem.ranBefore || starts != filesystem.startsBefore;
+            boolean ours = runs || filesystem.ranBefore || begun != filesystem.begunBefore;
             filesystem.previous = free;
             filesystem.ranBefore = runs;
-            filesystem.startsBefore = starts;
+            filesystem.begunBefore = begun;
             if (headroom >= 0) {
                 filesystem.taken = 0;
                 filesystem.takenIdle = 0;

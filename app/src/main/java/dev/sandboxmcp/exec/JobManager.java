@@ -44,8 +44,6 @@ public final class JobManager implements AutoCloseable {
     private final IdleSweep sweep;
     /** The started jobs not yet ended, readable without this lock, which a start holds while it spawns. */
     private final Set<RunningCommand> startedRunning = ConcurrentHashMap.newKeySet();
-    /** Jobs started so far: the disk floor tells by it that one ran between two looks. */
-    private final java.util.concurrent.atomic.AtomicLong starts = new java.util.concurrent.atomic.AtomicLong();
     private boolean closed;
 
     public JobManager(Map<String, String> environment, int logCapacity, Duration killGrace, int maxRunning, int maxKept) {
@@ -164,8 +162,7 @@ public final class JobManager implements AutoCloseable {
             throw new TooManyJobsException(maxRunning);
         }
         forgetOldest();
-        sweep.begin();
-        starts.incrementAndGet(); // before the spawn: the job runs before it is in startedRunning
+        sweep.begin(); // before the spawn: the job runs before it is in startedRunning
         RunningCommand started = RunningCommand.start(command, workingDirectory, environment,
                 openStdin ? new RunningCommand.Stdin.Open() : new RunningCommand.Stdin.AtEnd(),
                 new OutputLog(logCapacity), null, null, killGrace, sweep::end);
@@ -306,11 +303,6 @@ public final class JobManager implements AutoCloseable {
      */
     Set<RunningCommand> running() {
         return Set.copyOf(startedRunning);
-    }
-
-    /** How many jobs have been started. */
-    long starts() {
-        return starts.get();
     }
 
     public synchronized List<Job> list() {
