@@ -1,6 +1,5 @@
 package dev.sandboxmcp.exec;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +18,8 @@ import java.util.function.Supplier;
  * home; {@code /tmp} is a bounded tmpfs of its own): when one's free space falls below its
  * {@link DiskFloor}, the command or job writing to it is stopped, whole tree, before the disk is
  * full, and its result says why (its ending's cause is a {@link DiskFloorStop}). Nothing else
- * is killed for space. Free inodes are looked at in the same polls ({@link InodeFloor}).
+ * is killed for space. Free inodes are looked at in the same polls, from the same statvfs
+ * ({@link InodeFloor}).
  *
  * <p><b>Free space</b> is polled with statvfs (a few microseconds), more often the nearer it is to
  * the floor: the next poll comes before a writer at {@link #FAST_WRITER_BYTES_PER_SECOND} could
@@ -58,12 +58,8 @@ public final class DiskFloorWatch implements AutoCloseable {
     static final long WRITER = SHRINK / 2;
     static final double ALONGSIDE = 0.25;
 
-    /**
-     * A watched filesystem, by the first path given on it; {@code memory}: tmpfs (writes show in
-     * wchar only). {@code file} is {@code path} for statvfs: {@link File#getUsableSpace} costs a
-     * quarter of what {@code FileStore}'s does.
-     */
-    private record Filesystem(Path path, File file, long floorBytes, boolean memory) {
+    /** A watched filesystem, by the first path given on it; {@code memory}: tmpfs (writes show in wchar only). */
+    private record Filesystem(Path path, long floorBytes, boolean memory) {
     }
 
     /** What every live member of the running trees had written at one moment. */
@@ -143,7 +139,7 @@ public final class DiskFloorWatch implements AutoCloseable {
                 if (devices.add(Files.getAttribute(path, "unix:dev"))) {
                     String type = Files.getFileStore(path).type();
                     types.add(type);
-                    filesystems.add(new Filesystem(path, path.toFile(), floor.bytesFor(path.toFile().getTotalSpace()),
+                    filesystems.add(new Filesystem(path, floor.bytesFor(path.toFile().getTotalSpace()),
                             type.equals("tmpfs") || type.equals("ramfs")));
                 }
             }
@@ -154,6 +150,8 @@ public final class DiskFloorWatch implements AutoCloseable {
 
     private void watch() {
         long[] free = new long[filesystems.size()];
+        // Each filesystem's one statvfs of this poll, for both floors; null where it failed.
+        Statvfs.Reading[] readings = new Statvfs.Reading[free.length];
         Counts last = null;
         // The most free space seen since the last count: below the floor, a shrink is measured from it.
         long[] freeSinceCount = new long[free.length];
@@ -162,7 +160,13 @@ public final class DiskFloorWatch implements AutoCloseable {
             int below = -1;
             for (int i = 0; i < free.length; i++) {
                 Filesystem filesystem = filesystems.get(i);
-                free[i] = filesystem.file().getUsableSpace();
+                try {
+                    readings[i] = Statvfs.read(filesystem.path());
+                    free[i] = readings[i].usableBytes();
+                } catch (IOException e) {
+                    readings[i] = null;
+                    free[i] = 0; // as File.getUsableSpace says when statvfs fails
+                }
                 freeSinceCount[i] = Math.max(freeSinceCount[i], free[i]);
                 headroom = Math.min(headroom, free[i] - filesystem.floorBytes());
                 if (below < 0 && free[i] < filesystem.floorBytes()) {
@@ -195,7 +199,7 @@ public final class DiskFloorWatch implements AutoCloseable {
             }
             Duration inodePace;
             try {
-                inodePace = inodes.look(running, busy, begun, strays);
+                inodePace = inodes.look(readings, running, busy, begun, strays);
             } catch (RuntimeException e) {
                 System.err.println("sandbox-mcp runner: the inode floor's look failed: " + e);
                 inodePace = SHORTEST_POLL;

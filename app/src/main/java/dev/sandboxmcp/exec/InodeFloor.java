@@ -37,9 +37,13 @@ final class InodeFloor {
     /** The filesystems (statfs types, as Java names them) whose number of inodes is fixed when they are made. */
     static final Set<String> FIXED_INODES = Set.of("ext2", "ext3", "ext4", "tmpfs");
 
-    /** {@code previous}: free inodes at the last look, -1 before the first; {@code taken}: counted against the sandbox. */
+    /**
+     * {@code reading}: where its statvfs is among a look's; {@code previous}: free inodes at the
+     * last look, -1 before the first; {@code taken}: counted against the sandbox.
+     */
     private static final class Watched {
         final Path path;
+        final int reading;
         final long floorInodes;
         long previous = -1;
         boolean ranBefore;
@@ -47,8 +51,9 @@ final class InodeFloor {
         long taken;
         long takenIdle;
 
-        Watched(Path path, long floorInodes) {
+        Watched(Path path, int reading, long floorInodes) {
             this.path = path;
+            this.reading = reading;
             this.floorInodes = floorInodes;
         }
     }
@@ -68,30 +73,31 @@ final class InodeFloor {
         for (int i = 0; i < paths.size(); i++) {
             Path path = paths.get(i);
             long floorInodes = FIXED_INODES.contains(types.get(i))
-                    ? floor.inodesFor(path.toFile().getTotalSpace(), Statvfs.inodes(path).total()) : 0;
+                    ? floor.inodesFor(path.toFile().getTotalSpace(), Statvfs.read(path).totalInodes()) : 0;
             if (floorInodes > 0) {
-                watched.add(new Watched(path, floorInodes));
+                watched.add(new Watched(path, i, floorInodes));
             }
         }
         return new InodeFloor(List.copyOf(watched));
     }
 
     /**
-     * Looks once ({@code busy}: whether a command or job is starting or running; {@code begun}:
-     * how many have begun so far), stops what
-     * runs when the sandbox has taken {@link #TAKEN} below the floor and files are still being made,
-     * and returns how long the next look may wait.
+     * Looks once at {@code readings} (each filesystem's statvfs, in the order {@link #of} was given
+     * them, null where it failed; {@code busy}: whether a command or job is starting or running;
+     * {@code begun}: how many have begun so far), stops what runs when the sandbox has taken
+     * {@link #TAKEN} below the floor and files are still being made, and returns how long the
+     * next look may wait.
      */
-    Duration look(Map<ProcessTree, RunningCommand> running, boolean busy, long begun, DiskFloorStrays strays) {
+    Duration look(Statvfs.Reading[] readings, Map<ProcessTree, RunningCommand> running, boolean busy, long begun,
+            DiskFloorStrays strays) {
         Duration next = DiskFloorWatch.LONGEST_POLL;
         boolean runs = !running.isEmpty() || busy;
         for (Watched filesystem : filesystems) {
-            long free;
-            try {
-                free = Statvfs.inodes(filesystem.path).free();
-            } catch (IOException e) {
+            Statvfs.Reading reading = readings[filesystem.reading];
+            if (reading == null) {
                 continue;
             }
+            long free = reading.freeInodes();
             long headroom = free - filesystem.floorInodes;
             next = min(next, DiskFloorWatch.pollAfter(headroom, FAST_CREATOR_PER_SECOND, DiskFloorWatch.SHORTEST_POLL));
             // Below the floor, only what went below it: the look that crosses it may come late.

@@ -5,12 +5,15 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 
 /**
  * What the direct calls into glibc (through the FFM API: {@code exec/PosixSpawn},
- * {@code workspace/OpenAt}, {@code runner/Flock}) share: the constants they all pass or compare,
- * whose values are the same on x86-64 and arm64 (those that differ stay with their one user), and
- * errno as the linker captures it. Each downcall stays with the class that makes it.
+ * {@code exec/Statvfs}, {@code workspace/OpenAt}, {@code runner/Flock}) share: the constants
+ * they all pass or compare, whose values are the same on x86-64 and arm64 (those that differ stay
+ * with their one user), how a path is encoded, and errno as the linker captures it. Each downcall
+ * stays with the class that makes it.
  *
  * <p>A downcall that reports errno is linked with {@link #CAPTURE_ERRNO}; it then takes a segment
  * of {@link #CALL_STATE} as its first argument, which {@link #errno} reads after the call.
@@ -22,6 +25,9 @@ public final class Libc {
     public static final int O_NONBLOCK = 04000;
     public static final int O_CLOEXEC = 02000000;
     public static final int EINTR = 4;
+    /** How the JDK encodes a path for a system call: a path passed so names what Java's own calls name. */
+    public static final Charset FILE_NAMES =
+            Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"), StandardCharsets.UTF_8);
 
     /** The linker option that has a downcall capture errno into its first argument. */
     public static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");

@@ -9,8 +9,6 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -78,8 +76,6 @@ final class OpenAt {
     static final int EISDIR = 21;
     static final int ELOOP = 40;
 
-    private static final Charset NAMES =
-            Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"), StandardCharsets.UTF_8);
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MethodHandle OPENAT = LINKER.downcallHandle(LINKER.defaultLookup().find("openat").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
@@ -97,7 +93,7 @@ final class OpenAt {
         Flags.requireSupported();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            MemorySegment path = arena.allocateFrom(name, NAMES);
+            MemorySegment path = arena.allocateFrom(name, Libc.FILE_NAMES);
             while (true) {
                 int fd = (int) OPENAT.invokeExact(state, dirFd, path, access.flags, 0666);
                 if (fd >= 0) {

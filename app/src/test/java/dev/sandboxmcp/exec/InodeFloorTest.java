@@ -58,12 +58,12 @@ class InodeFloorTest {
     }
 
     long freeInodes() throws Exception {
-        return Statvfs.inodes(disk.path).free();
+        return Statvfs.read(disk.path).freeInodes();
     }
 
     @Test
     void theFloorIsTheSameShareOfInodesAsOfBytes() throws Exception {
-        assertThat(Statvfs.inodes(disk.path).total()).isEqualTo(20_000);
+        assertThat(Statvfs.read(disk.path).totalInodes()).isEqualTo(20_000);
         assertThat(FLOOR.inodesFor(64 * MIB, 20_000)).isEqualTo(FLOOR_INODES);
         assertThat(FLOOR.inodesFor(64 * MIB, 0)).as("no fixed number of inodes: no floor").isZero();
         assertThat(new DiskFloor(2L << 30, 5).inodesFor(1000L << 30, 60_000_000)).isEqualTo(3_000_000);
