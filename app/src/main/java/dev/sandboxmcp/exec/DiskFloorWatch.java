@@ -133,19 +133,21 @@ public final class DiskFloorWatch implements AutoCloseable {
             IdleSweep sweep, DiskFloorStrays strays) throws IOException {
         List<Filesystem> filesystems = new ArrayList<>();
         List<String> types = new ArrayList<>();
+        List<Long> totalBytes = new ArrayList<>();
         if (!floor.off()) {
             Set<Object> devices = new HashSet<>();
             for (Path path : paths) {
                 if (devices.add(Files.getAttribute(path, "unix:dev"))) {
                     String type = Files.getFileStore(path).type();
+                    long total = path.toFile().getTotalSpace();
                     types.add(type);
-                    filesystems.add(new Filesystem(path, floor.bytesFor(path.toFile().getTotalSpace()),
-                            type.equals("tmpfs") || type.equals("ramfs")));
+                    totalBytes.add(total);
+                    filesystems.add(new Filesystem(path, floor.bytesFor(total), type.equals("tmpfs") || type.equals("ramfs")));
                 }
             }
         }
-        return new DiskFloorWatch(List.copyOf(filesystems),
-                InodeFloor.of(floor, filesystems.stream().map(Filesystem::path).toList(), types), trees, sweep, strays);
+        InodeFloor inodes = InodeFloor.of(floor, filesystems.stream().map(Filesystem::path).toList(), types, totalBytes);
+        return new DiskFloorWatch(List.copyOf(filesystems), inodes, trees, sweep, strays);
     }
 
     private void watch() {

@@ -66,14 +66,15 @@ final class InodeFloor {
 
     /**
      * The inode floors of {@code paths} (each a filesystem of its own, of the statfs type in
-     * {@code types} at the same index); none where the number of inodes is not fixed.
+     * {@code types} and the size in {@code totalBytes} at the same index); none where the number
+     * of inodes is not fixed.
      */
-    static InodeFloor of(DiskFloor floor, List<Path> paths, List<String> types) throws IOException {
+    static InodeFloor of(DiskFloor floor, List<Path> paths, List<String> types, List<Long> totalBytes) throws IOException {
         List<Watched> watched = new ArrayList<>();
         for (int i = 0; i < paths.size(); i++) {
             Path path = paths.get(i);
             long floorInodes = FIXED_INODES.contains(types.get(i))
-                    ? floor.inodesFor(path.toFile().getTotalSpace(), Statvfs.read(path).totalInodes()) : 0;
+                    ? floor.inodesFor(totalBytes.get(i), Statvfs.read(path).totalInodes()) : 0;
             if (floorInodes > 0) {
                 watched.add(new Watched(path, i, floorInodes));
             }
