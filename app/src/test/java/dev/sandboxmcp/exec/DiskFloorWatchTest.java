@@ -8,10 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The disk floor on a filesystem of a fixed size (a 512 MiB tmpfs, floor 192 MiB: room for how
@@ -19,63 +17,17 @@ import org.junit.jupiter.api.io.TempDir;
  * speed are stopped with free space left and say why; what does not write goes on; without a
  * floor the writer fills the filesystem, as before.
  */
-class DiskFloorWatchTest {
+class DiskFloorWatchTest extends DiskFloorFixture {
 
-    static final long MIB = 1 << 20;
     static final DiskFloor FLOOR = new DiskFloor(192 * MIB, 0);
-    static final Map<String, String> ENVIRONMENT = Map.of("PATH", "/usr/bin:/bin");
-
-    @TempDir
-    Path temp;
-    SmallTmpfs disk;
-    CommandRunner commands;
-    JobManager jobs;
-    DiskFloorWatch watch;
 
     @BeforeEach
     void setUp() throws Exception {
-        disk = SmallTmpfs.mount(temp, 512);
-        commands = new CommandRunner(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 8);
-        jobs = new JobManager(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 4, 16);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (watch != null) {
-            watch.close();
-        }
-        if (commands != null) {
-            commands.close();
-            jobs.close();
-        }
-        if (disk != null) {
-            disk.close();
-        }
-    }
-
-    void watch(DiskFloor floor) throws Exception {
-        watch = DiskFloorWatch.start(floor, List.of(disk.path), commands, jobs, false);
+        open(SmallTmpfs.mount(temp, 512));
     }
 
     CommandResult run(String command) throws Exception {
         return commands.run(command, disk.path, Duration.ofSeconds(60));
-    }
-
-    Job awaitEnd(String id) throws Exception {
-        return awaitEnd(jobs, id);
-    }
-
-    /** The job {@code id} once it has ended; fails after a minute. */
-    static Job awaitEnd(JobManager jobs, String id) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            Job job = jobs.get(id).orElseThrow();
-            if (!job.running()) {
-                return job;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError(id + " still runs");
     }
 
     /** Why the disk floor stopped it, or null when it did not. */

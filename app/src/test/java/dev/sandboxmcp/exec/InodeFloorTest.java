@@ -6,12 +6,8 @@ import dev.sandboxmcp.SmallTmpfs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The disk floor for inodes, on a tmpfs of 64 MiB that holds 20,000 files: with a floor of 24 MiB
@@ -19,42 +15,17 @@ import org.junit.jupiter.api.io.TempDir;
  * never sees, is stopped with inodes left, and every running job with it; below the floor, a
  * command that removes files or makes none goes on.
  */
-class InodeFloorTest {
+class InodeFloorTest extends DiskFloorFixture {
 
-    static final long MIB = 1 << 20;
     static final DiskFloor FLOOR = new DiskFloor(24 * MIB, 0);
     static final long FLOOR_INODES = 7500;
-    static final Map<String, String> ENVIRONMENT = Map.of("PATH", "/usr/bin:/bin");
     /** One process making empty files as fast as a shell can: builtins only. */
     static final String MAKE_FILES = "i=0; while :; do : > f$i; i=$((i+1)); done";
 
-    @TempDir
-    Path temp;
-    SmallTmpfs disk;
-    CommandRunner commands;
-    JobManager jobs;
-    DiskFloorWatch watch;
-
     @BeforeEach
     void setUp() throws Exception {
-        disk = SmallTmpfs.mountWithInodes(temp, 64, 20_000);
-        commands = new CommandRunner(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 8);
-        jobs = new JobManager(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 4, 16);
-        watch = DiskFloorWatch.start(FLOOR, List.of(disk.path), commands, jobs, false);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (watch != null) {
-            watch.close();
-        }
-        if (commands != null) {
-            commands.close();
-            jobs.close();
-        }
-        if (disk != null) {
-            disk.close();
-        }
+        open(SmallTmpfs.mountWithInodes(temp, 64, 20_000));
+        watch(FLOOR);
     }
 
     long freeInodes() throws Exception {
@@ -84,7 +55,7 @@ class InodeFloorTest {
         assertThat(left).as("inodes left").isGreaterThan(0);
         System.out.printf("inode floor on tmpfs: stopped %d inodes below the floor of %d, %d below once stopped (%d left)%n",
                 FLOOR_INODES - stop.freeInodes(), FLOOR_INODES, FLOOR_INODES - left, left);
-        assertThat(DiskFloorWatchTest.awaitEnd(jobs, sleeper.id()).ending().cause()).as("no counter says who made the files: every job is stopped")
+        assertThat(awaitEnd(sleeper.id()).ending().cause()).as("no counter says who made the files: every job is stopped")
                 .isInstanceOf(InodeFloorStop.class);
     }
 
