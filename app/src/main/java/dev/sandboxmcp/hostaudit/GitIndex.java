@@ -10,6 +10,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -43,12 +44,63 @@ final class GitIndex {
     }
 
     /**
-     * An entry git compares with its file by stat data: of a regular file or a symbolic link, at
-     * stage 0, with neither flag above nor intent-to-add. {@code size} and {@code mtimeSeconds} are
-     * the low 32 bits git keeps of them. An empty {@code path}: a split index's entry that replaces
-     * one of its shared part, named by position only.
+     * One entry: its {@code position} in the file, its path (empty: a split index's entry that
+     * replaces one of its shared part, named by position only), the 40 bytes of stat data git
+     * keeps (the low 32 bits of each field), its object name and flags.
      */
-    record Entry(byte[] path, boolean symbolicLink, long size, long mtimeSeconds, byte[] objectName) {
+    record Entry(long position, byte[] path, byte[] stat, byte[] objectName, int flags, int extendedFlags) {
+
+        /** Whether git compares it with its file by stat data: a regular file or link at stage 0, no flag set. */
+        boolean comparedByStat() {
+            int type = type();
+            return (flags & (ASSUME_VALID | STAGE_MASK)) == 0 && (extendedFlags & (SKIP_WORKTREE | INTENT_TO_ADD)) == 0
+                    && (type == REGULAR_FILE || type == SYMBOLIC_LINK);
+        }
+
+        boolean symbolicLink() {
+            return type() == SYMBOLIC_LINK;
+        }
+
+        private int type() {
+            return (int) uint32(stat, MODE_AT) & TYPE_MASK;
+        }
+
+        long ctimeSeconds() {
+            return uint32(stat, 0);
+        }
+
+        long mtimeSeconds() {
+            return uint32(stat, MTIME_SECONDS_AT);
+        }
+
+        long inode() {
+            return uint32(stat, 20);
+        }
+
+        long uid() {
+            return uint32(stat, 28);
+        }
+
+        long gid() {
+            return uint32(stat, 32);
+        }
+
+        long size() {
+            return uint32(stat, SIZE_AT);
+        }
+
+        /** This entry with another's path: a split index's replacement, named by the entry it replaces. */
+        Entry named(byte[] name) {
+            return new Entry(position, name, stat, objectName, flags, extendedFlags);
+        }
+    }
+
+    /**
+     * A split index's {@code link} extension: the object name (hex) of its shared part, and the
+     * positions there of the entries it deletes and of those it replaces (in order, by its own
+     * entries without a path).
+     */
+    record Link(String sharedIndex, BitSet deleted, BitSet replaced) {
     }
 
     /** Takes each {@link Entry} as the index is read. */
@@ -56,11 +108,8 @@ final class GitIndex {
         void take(Entry entry);
     }
 
-    /**
-     * What the index holds that the audit looks at besides its entries: the flags, and for a split
-     * index the object name (hex) of the shared part its {@code link} extension names, else null.
-     */
-    record Contents(List<Flagged> flagged, String sharedIndex) {
+    /** What the index holds that the audit looks at besides its entries: the flags, and for a split index its link (else null). */
+    record Contents(List<Flagged> flagged, Link link) {
     }
 
     /** An index this reader cannot take apart as git would (git refuses many such files too). */
@@ -170,12 +219,7 @@ final class GitIndex {
                 if ((extendedFlags & SKIP_WORKTREE) != 0) {
                     skipWorktree.add(path);
                 }
-                int type = (int) uint32(stat, MODE_AT) & TYPE_MASK;
-                if ((flags & (ASSUME_VALID | STAGE_MASK)) == 0 && (extendedFlags & (SKIP_WORKTREE | INTENT_TO_ADD)) == 0
-                        && (type == REGULAR_FILE || type == SYMBOLIC_LINK)) {
-                    entries.take(new Entry(path, type == SYMBOLIC_LINK, uint32(stat, SIZE_AT),
-                            uint32(stat, MTIME_SECONDS_AT), objectName));
-                }
+                entries.take(new Entry(i, path, stat.clone(), objectName, flags, extendedFlags));
                 previous = path;
             }
             Extensions extensions = extensions(in, counted, size, hashBytes);
@@ -189,14 +233,14 @@ final class GitIndex {
                     flagged.add(collector.flagged());
                 }
             }
-            return new Contents(flagged, extensions.sharedIndex());
+            return new Contents(flagged, extensions.link());
         } catch (EOFException e) {
             throw new Unreadable("ends before its last entry");
         }
     }
 
     /** What the extensions say: whether git may read the entries in blocks, and the shared index linked to. */
-    private record Extensions(boolean offsetTable, String sharedIndex) {
+    private record Extensions(boolean offsetTable, Link link) {
     }
 
     /**
@@ -207,7 +251,7 @@ final class GitIndex {
     private static Extensions extensions(DataInputStream in, Counting counted, long size, int hashBytes)
             throws IOException {
         boolean offsetTable = false;
-        String sharedIndex = null;
+        Link link = null;
         while (counted.count + 8 + hashBytes <= size) {
             String signature = new String(in.readNBytes(4), StandardCharsets.ISO_8859_1);
             long length = Integer.toUnsignedLong(in.readInt());
@@ -217,20 +261,27 @@ final class GitIndex {
             }
             // git finds the offset table through the end-of-index entry (EOIE), wherever it lies
             offsetTable |= signature.equals(OFFSET_TABLE) || signature.equals(END_OF_ENTRIES);
-            long taken = 0;
+            long start = counted.count;
             if (signature.equals(LINK) && length >= hashBytes) {
                 byte[] name = new byte[hashBytes];
                 in.readFully(name);
-                sharedIndex = HexFormat.of().formatHex(name);
-                taken = hashBytes;
+                // git reads the two bitmaps only when there is more than the name (read_link_extension)
+                BitSet deleted = new BitSet();
+                BitSet replaced = new BitSet();
+                if (length > hashBytes) {
+                    deleted = Ewah.read(in, length - hashBytes);
+                    replaced = Ewah.read(in, length - (counted.count - start));
+                }
+                link = new Link(HexFormat.of().formatHex(name), deleted, replaced);
             }
+            long taken = counted.count - start;
             long skip = Math.min(length - taken, size - counted.count);
-            in.skipNBytes(skip);
+            in.skipNBytes(Math.max(0, skip));
             if (skip < length - taken) {
                 break;
             }
         }
-        return new Extensions(offsetTable, sharedIndex);
+        return new Extensions(offsetTable, link);
     }
 
     private static long uint32(byte[] bytes, int at) {

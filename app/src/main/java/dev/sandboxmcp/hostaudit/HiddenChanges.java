@@ -24,6 +24,10 @@ final class HiddenChanges {
     }
 
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
+    private static final GitIndex.Entries NONE = entry -> { };
+    /** An attribute that converts line ends: {@code text}, {@code -text}, {@code text=auto}, {@code eol=crlf}. */
+    private static final java.util.regex.Pattern LINE_END_ATTRIBUTE = java.util.regex.Pattern.compile(
+            "(^|\\s)[-!]?(text|eol)(=|\\s|$)", java.util.regex.Pattern.MULTILINE);
     private static final String PACKED_REFS = "packed-refs";
     private static final String REPLACE_REF = "replace ref (git shows the object it names wherever the replaced one is "
             + "named: git status, git diff and git log show the replacement)";
@@ -34,8 +38,8 @@ final class HiddenChanges {
             "info/grafts", "grafts (git log and git diff show these commits with other parents)",
             "shallow", "shallow commits (git log stops at these commits and shows none before them)");
 
-    /** A work tree whose files are compared with the index ({@link UnseenEdits}); {@code crlfCheckout}: core.autocrlf is true. */
-    record WorkTree(Path path, boolean crlfCheckout) {
+    /** A work tree whose files are compared with the index ({@link UnseenEdits}), as its configs say git compares them. */
+    record WorkTree(Path path, UnseenEdits.Settings settings) {
     }
 
     private final AuditedTree tree;
@@ -63,15 +67,24 @@ final class HiddenChanges {
             Path main = dir.resolve("index");
             long indexSeconds = Files.isRegularFile(main, NOFOLLOW)
                     ? Files.getLastModifiedTime(main, NOFOLLOW).toInstant().getEpochSecond() : 0;
-            String[] linked = {null};
-            tree.audited(main, () -> linked[0] = index(main, workTree, hashBytes, sha256, indexSeconds));
-            List<Path> shared = new ArrayList<>();
-            try (DirectoryStream<Path> found = Files.newDirectoryStream(dir, "sharedindex.*")) {
-                found.forEach(shared::add);
-            }
-            for (Path index : shared) {
-                boolean read = index.getFileName().toString().equals("sharedindex." + linked[0]);
-                tree.audited(index, () -> index(index, read ? workTree : null, hashBytes, sha256, indexSeconds));
+            UnseenEdits.Check check = workTree == null ? null : unseenEdits.check(main, workTree.path(), sha256,
+                    settings(dir, workTree), indexSeconds);
+            try {
+                GitIndex.Link[] link = {null};
+                tree.audited(main, () -> link[0] = index(main, hashBytes, check == null ? NONE : check));
+                List<Path> shared = new ArrayList<>();
+                try (DirectoryStream<Path> found = Files.newDirectoryStream(dir, "sharedindex.*")) {
+                    found.forEach(shared::add);
+                }
+                for (Path index : shared) {
+                    boolean linked = check != null && link[0] != null
+                            && index.getFileName().toString().equals("sharedindex." + link[0].sharedIndex());
+                    tree.audited(index, () -> index(index, hashBytes, linked ? check.shared(link[0]) : NONE));
+                }
+            } finally {
+                if (check != null) {
+                    check.close();
+                }
             }
         });
         Path replace = dir.resolve("refs/replace");
@@ -81,21 +94,14 @@ final class HiddenChanges {
                 effect)));
     }
 
-    /** Reports what the index hides; returns the shared index it links to (null: none, or not read). */
-    private String index(Path index, WorkTree workTree, int hashBytes, boolean sha256, long indexSeconds)
-            throws IOException {
+    /** Reports the flags of {@code index}, handing its entries to {@code entries}; returns its link (null: none, or not read). */
+    private GitIndex.Link index(Path index, int hashBytes, GitIndex.Entries entries) throws IOException {
         if (!Files.exists(index, NOFOLLOW)) {
             return null;
         }
         if (!Files.isRegularFile(index, NOFOLLOW)) {
             tree.add(index, "(not a regular file)", "git reads it, the audit does not: " + AuditedTree.kind(index));
             return null;
-        }
-        GitIndex.Entries entries = entry -> { };
-        UnseenEdits.Check check = null;
-        if (workTree != null) {
-            check = unseenEdits.check(index, workTree.path(), sha256, workTree.crlfCheckout(), indexSeconds);
-            entries = check;
         }
         try {
             long size = Files.size(index);
@@ -108,14 +114,38 @@ final class HiddenChanges {
                         + "to these files)", flagged.count() + (flagged.count() == 1 ? " file: " : " files: ") + shown
                         + "; " + flagged.digest());
             }
-            return contents.sharedIndex();
+            return contents.link();
         } catch (GitIndex.Unreadable e) {
             tree.add(index, "(not audited)", "the audit cannot read this index: " + e.getMessage());
             return null;
-        } finally {
-            if (check != null) {
-                check.close();
+        }
+    }
+
+    /**
+     * The work tree's settings, with line ends converted also where an attributes file git reads
+     * first ({@code .gitattributes} at the top of the work tree, {@code info/attributes}) names
+     * {@code text} or {@code eol}: a change to either file, or a new one in a subdirectory, is
+     * itself in your review, or compared here.
+     */
+    private UnseenEdits.Settings settings(Path dir, WorkTree workTree) {
+        UnseenEdits.Settings settings = workTree.settings();
+        if (settings.crlfAsLf()) {
+            return settings;
+        }
+        for (Path attributes : List.of(workTree.path().resolve(".gitattributes"), dir.resolve("info/attributes"))) {
+            byte[] content = Files.isRegularFile(attributes, NOFOLLOW) ? quietly(attributes) : null;
+            if (content != null && LINE_END_ATTRIBUTE.matcher(new String(content, StandardCharsets.UTF_8)).find()) {
+                return new UnseenEdits.Settings(true, settings.trustCtime(), settings.fullStat());
             }
+        }
+        return settings;
+    }
+
+    private byte[] quietly(Path file) {
+        try {
+            return tree.readSmall(file);
+        } catch (IOException e) {
+            return null;
         }
     }
 

@@ -15,9 +15,11 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -59,8 +61,10 @@ public final class TreeAudit {
      * one that sets its own: that setting may sit in an includeIf whose condition never holds.
      */
     private List<String> usersHooksPaths = List.of();
-    /** Whether your own git configuration sets core.autocrlf true anywhere (includes too). */
-    private boolean usersCrlfCheckout;
+    /** The keys that decide how git compares files with the index ({@link UnseenEdits.Settings}). */
+    private static final List<String> COMPARE_KEYS = List.of("core.autocrlf", "core.trustctime", "core.checkstat");
+    /** Their values in your own git configuration (the last one read, includes too). */
+    private final Map<String, String> usersCompareKeys = new HashMap<>();
     /**
      * Git directories and config files read, each with the work tree it was reached from (relative
      * paths in it depend on that).
@@ -114,11 +118,15 @@ public final class TreeAudit {
                             override + ": " + e.getMessage()));
                 }
             }
-            try {
-                audit.usersCrlfCheckout = git.usersValues("core.autocrlf", home).stream().anyMatch(GitConfigFile::isTrue);
-            } catch (IOException e) {
-                audit.tree.findings.add(new Finding("(your git config)", "(not audited)", "core.autocrlf: "
-                        + e.getMessage()));
+            for (String key : COMPARE_KEYS) {
+                try {
+                    List<String> values = git.usersValues(key, home);
+                    if (!values.isEmpty()) {
+                        audit.usersCompareKeys.put(key, values.getLast());
+                    }
+                } catch (IOException e) {
+                    audit.tree.findings.add(new Finding("(your git config)", "(not audited)", key + ": " + e.getMessage()));
+                }
             }
             try {
                 audit.usersHooksPaths = git.usersValues("core.hooksPath", home);
@@ -274,7 +282,7 @@ public final class TreeAudit {
         }
         Path workTreeNow = directoryConfig.effectiveWorkTree();
         hiddenChanges.audit(dir, workTreeNow == null ? null : new HiddenChanges.WorkTree(workTreeNow,
-                directoryConfig.crlfCheckout()), () -> objectNamesSha256(dir));
+                directoryConfig.compareSettings()), () -> objectNamesSha256(dir));
     }
 
     /**
@@ -451,17 +459,23 @@ public final class TreeAudit {
         final Set<List<Path>> read = new HashSet<>();
         /** extensions.objectFormat of its own config; null: not set there (SHA-1, unless a commondir says otherwise). */
         String objectFormat;
-        /** The last core.autocrlf its configs set (includes too); null: not set there, yours counts. */
-        String autocrlf;
+        /** The last core.autocrlf, core.trustctime and core.checkstat its configs set (includes too); absent: yours count. */
+        final Map<String, String> compareKeys = new HashMap<>();
 
         DirectoryConfig(Path gitDir, Path workTree) {
             this.gitDir = gitDir;
             this.workTree = workTree;
         }
 
-        /** Whether git checks text out with CRLF: core.autocrlf true, in its configs or else in yours. */
-        boolean crlfCheckout() {
-            return autocrlf != null ? GitConfigFile.isTrue(autocrlf) : usersCrlfCheckout;
+        /** How git compares its work tree's files with the index: from its configs, else from yours. */
+        UnseenEdits.Settings compareSettings() {
+            String autocrlf = compareKeys.getOrDefault("core.autocrlf", usersCompareKeys.get("core.autocrlf"));
+            String trustctime = compareKeys.getOrDefault("core.trustctime", usersCompareKeys.get("core.trustctime"));
+            String checkstat = compareKeys.getOrDefault("core.checkstat", usersCompareKeys.get("core.checkstat"));
+            return new UnseenEdits.Settings(autocrlf != null && (GitConfigFile.isTrue(autocrlf)
+                    || autocrlf.equalsIgnoreCase("input")),
+                    trustctime == null || GitConfigFile.isTrue(trustctime),
+                    checkstat == null || !checkstat.equalsIgnoreCase("minimal"));
         }
 
         /** The work tree git takes (where the last core.worktree moves it) when it lies in the tree; else null. */
@@ -606,8 +620,8 @@ public final class TreeAudit {
             if (key.equals("core.worktree") && entry.value() != null && depth == 0) {
                 directory.moveWorkTree(entry.value());
             }
-            if (key.equals("core.autocrlf")) {
-                directory.autocrlf = entry.value() == null ? "true" : entry.value();
+            if (COMPARE_KEYS.contains(key)) {
+                directory.compareKeys.put(key, entry.value() == null ? "true" : entry.value());
             }
             if (key.equals("extensions.objectformat") && entry.value() != null && depth == 0
                     && opened.getFileName().toString().equals("config")) { // git reads it there only, and no include

@@ -28,14 +28,16 @@ import java.util.concurrent.TimeUnit;
  * status}, {@code git diff} and {@code git commit -a} leave the change out; a command that changed
  * a file can write the file's new stat data into the index to hide it.
  *
- * <p>An entry is compared when its size and modification time (whole seconds: git's default build
- * has no {@code USE_NSEC}) match the file, unless git takes it as racy and reads the file anyway
- * (its time is not before the index's). git also compares the change time, inode, owner and mode,
- * so this covers every entry git trusts. The file is hashed as git hashes a blob ({@code blob
- * <size>\0} and the bytes; SHA-1 or SHA-256, as the repository's objects); with
- * {@code core.autocrlf=true}, which checks text out with CRLF, also with CRLF taken as LF. Content a
- * filter gives the file (git-lfs, {@code ident}, {@code working-tree-encoding}, an {@code eol}
- * attribute) is not its object either: such files are named as well, to be accepted once.
+ * <p>An entry is compared when git would take the file as it by stat data ({@link Settings}:
+ * size, modification time in whole seconds, as git's default build has no {@code USE_NSEC}, and
+ * change time, inode and owner as core.trustctime and core.checkStat say), a split index's merged
+ * with its shared part as git merges them. One git takes as racy (dated no earlier than the index)
+ * git reads again and shows, but the sandbox can date the index later again: such a change is
+ * named apart ({@link #RACY}). The file is hashed as git hashes a blob ({@code blob <size>\0} and
+ * the bytes; SHA-1 or SHA-256, as the repository's objects), and where git converts line ends
+ * also with CRLF taken as LF. Content a filter gives the file (git-lfs, {@code ident},
+ * {@code working-tree-encoding}) is not its object either: such files are named as well, to be
+ * accepted once.
  *
  * <p>The watcher audits every 2 seconds, so a hash is kept for a minute, per file, identity, size,
  * modification and change time: a write moves the change time, which no process of the sandbox
@@ -48,6 +50,8 @@ final class UnseenEdits {
 
     static final String UNSEEN = "changed, though the index records its size and time (git status, git diff and "
             + "git commit -a take it as unchanged and do not show the change)";
+    static final String RACY = "changed behind an index entry dated no earlier than the index (git shows the "
+            + "change while that is so, and no longer once the index is dated later)";
     static final String UNREAD = "(not audited)";
     /** A file larger than this is not read (it is named as not audited): a sparse file can claim terabytes. */
     static final long MAX_FILE_BYTES = 1L << 30;
@@ -61,10 +65,22 @@ final class UnseenEdits {
     /** Bounds what the process keeps (about 250 bytes each); beyond it files are hashed every round. */
     private static final int MAX_KEPT = 200_000;
     private static final Map<Seen, Kept> KEPT = new ConcurrentHashMap<>();
+    /** When KEPT was last swept of what expired: at most twice a minute, however often it is full. */
+    private static volatile long lastSwept;
 
     /** A file as its stat data says it is; any write gives it another (see above for when it does not). */
-    private record Seen(String file, long device, long inode, long size, long modifiedNanos, long changedNanos,
-            boolean sha256, boolean crlfCheckout) {
+    private record Seen(String file, Object fileKey, long size, long modifiedNanos, long changedNanos,
+            boolean sha256, boolean crlfAsLf) {
+    }
+
+    /**
+     * How git compares a work tree's files with its index: {@code crlfAsLf}, whether it may check
+     * text out with CRLF or take CRLF in as LF (core.autocrlf true or input, a text or eol
+     * attribute); {@code trustCtime} (core.trustctime) and {@code fullStat} (core.checkStat not
+     * minimal), which change time, inode and owner it compares besides size and modification time.
+     */
+    record Settings(boolean crlfAsLf, boolean trustCtime, boolean fullStat) {
+        static final Settings DEFAULT = new Settings(false, true, true);
     }
 
     private record Kept(Hashes hashes, long hashedAt) {
@@ -97,58 +113,92 @@ final class UnseenEdits {
     }
 
     /**
-     * One index's entries compared with the files of {@code workTree}; closing it reports, as one
-     * finding each, the files changed behind their entries and those it could not compare.
-     * {@code indexSeconds}: the modification time of the index git reads (a split index's own,
-     * not its shared part's), which tells the entries git reads again anyway.
+     * One index's entries compared with the files of {@code workTree} as git compares them
+     * ({@code settings}); closing it reports, as one finding each, the files changed behind their
+     * entries and those it could not compare. {@code indexSeconds}: the modification time of the
+     * index git reads (a split index's own, not its shared part's), which tells the entries git
+     * reads again anyway.
      */
-    Check check(Path index, Path workTree, boolean sha256, boolean crlfCheckout, long indexSeconds) {
-        return new Check(index, workTree, sha256, crlfCheckout, indexSeconds & MASK_32);
+    Check check(Path index, Path workTree, boolean sha256, Settings settings, long indexSeconds) {
+        return new Check(index, workTree, sha256, settings, indexSeconds & MASK_32);
     }
 
+    /**
+     * Takes the index's entries ({@link #take}), and for a split index those of the shared part
+     * its link names ({@link #shared}), each merged as git merges them.
+     */
     final class Check implements GitIndex.Entries, AutoCloseable {
         private final Path index;
         private final Path workTree;
         private final boolean sha256;
-        private final boolean crlfCheckout;
+        private final Settings settings;
         private final long indexSeconds;
         private final GitIndex.Collector unseen = new GitIndex.Collector(UNSEEN);
+        private final GitIndex.Collector racy = new GitIndex.Collector(RACY);
         private final GitIndex.Collector unread = new GitIndex.Collector(UNREAD);
         private final OpenDirectory directory = new OpenDirectory();
+        /** A split index's entries without a path, in order: each replaces the shared entry at the next position its link names. */
+        private final java.util.List<GitIndex.Entry> replacements = new java.util.ArrayList<>();
 
-        private Check(Path index, Path workTree, boolean sha256, boolean crlfCheckout, long indexSeconds) {
+        private Check(Path index, Path workTree, boolean sha256, Settings settings, long indexSeconds) {
             this.index = index;
             this.workTree = workTree;
             this.sha256 = sha256;
-            this.crlfCheckout = crlfCheckout;
+            this.settings = settings;
             this.indexSeconds = indexSeconds;
         }
 
         @Override
         public void take(GitIndex.Entry entry) {
             if (entry.path().length == 0) {
-                unread.add(GitIndex.SPLIT_REPLACEMENT.getBytes(StandardCharsets.UTF_8), entry.objectName());
+                replacements.add(entry);
+            } else {
+                compare(entry);
+            }
+        }
+
+        /** What takes the entries of the shared index {@code link} names, as git merges them (split-index.c). */
+        GitIndex.Entries shared(GitIndex.Link link) {
+            int[] next = {0};
+            return entry -> {
+                int position = (int) entry.position();
+                if (link.deleted().get(position)) {
+                    return;
+                }
+                if (link.replaced().get(position)) {
+                    if (next[0] < replacements.size()) {
+                        compare(replacements.get(next[0]++).named(entry.path()));
+                    }
+                    return; // git refuses an index whose link names more replacements than it holds
+                }
+                compare(entry);
+            };
+        }
+
+        private void compare(GitIndex.Entry entry) {
+            if (!entry.comparedByStat()) {
                 return;
             }
-            if (indexSeconds != 0 && entry.mtimeSeconds() >= indexSeconds) {
-                return; // racy: git reads the file again, and shows what changed
-            }
+            boolean racyEntry = indexSeconds != 0 && entry.mtimeSeconds() >= indexSeconds;
             try {
                 for (int attempt = 1; ; attempt++) {
                     try {
                         Hashes hashes = hashesIfStatMatches(entry);
                         if (hashes != null && !hashes.names(entry.objectName())) {
-                            unseen.add(entry.path(), hashes.plain());
+                            (racyEntry ? racy : unseen).add(entry.path(), hashes.plain());
                         }
                         return;
                     } catch (Changed e) {
+                        directory.close(); // the directory may have been replaced, not only the file
                         if (attempt == ATTEMPTS) {
                             throw new IOException("changed each of the " + ATTEMPTS + " times it was read");
                         }
                     }
                 }
             } catch (IOException | InvalidPathException e) {
-                unread.add(entry.path(), String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8));
+                // the entry's stat data in the digest: for git to trust a later write, it must record a new change time
+                unread.add(entry.path(), concat(entry.stat(), entry.objectName(),
+                        String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
             }
         }
 
@@ -156,6 +206,7 @@ final class UnseenEdits {
         public void close() {
             directory.close();
             report(unseen, UNSEEN, ": ");
+            report(racy, RACY, ": ");
             report(unread, UNREAD, " whose content the audit cannot compare with its entry: ");
         }
 
@@ -181,7 +232,7 @@ final class UnseenEdits {
             }
             Map<String, Object> stat;
             try {
-                stat = Files.readAttributes(file, "unix:dev,ino,size,lastModifiedTime,ctime,mode", NOFOLLOW);
+                stat = Files.readAttributes(file, "unix:fileKey,ino,uid,gid,size,lastModifiedTime,ctime,mode", NOFOLLOW);
             } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException gone) {
                 return null;
             }
@@ -190,14 +241,12 @@ final class UnseenEdits {
             boolean link = type == 0120000;
             long size = (Long) stat.get("size");
             FileTime modified = (FileTime) stat.get("lastModifiedTime");
-            // git keeps the whole seconds of st_mtime, which round down also before 1970
-            if (!(regular || link && entry.symbolicLink()) || (size & MASK_32) != entry.size()
-                    || (modified.toInstant().getEpochSecond() & MASK_32) != entry.mtimeSeconds()) {
+            FileTime changed = (FileTime) stat.get("ctime");
+            if (!(regular || link && entry.symbolicLink()) || !gitTrusts(entry, stat, size, modified, changed)) {
                 return null;
             }
-            Seen seen = new Seen(file.toString(), (Long) stat.get("dev"), (Long) stat.get("ino"), size,
-                    modified.to(TimeUnit.NANOSECONDS), ((FileTime) stat.get("ctime")).to(TimeUnit.NANOSECONDS), sha256,
-                    crlfCheckout);
+            Seen seen = new Seen(file.toString(), stat.get("fileKey"), size, modified.to(TimeUnit.NANOSECONDS),
+                    changed.to(TimeUnit.NANOSECONDS), sha256, settings.crlfAsLf());
             long now = System.currentTimeMillis() * 1_000_000;
             Kept kept = KEPT.get(seen);
             if (kept != null && now - kept.hashedAt() < KEPT_NANOS) {
@@ -209,6 +258,27 @@ final class UnseenEdits {
                 keep(seen, new Kept(hashes, now), now);
             }
             return hashes;
+        }
+
+        /**
+         * Whether git takes the file as its entry by stat data (read-cache.c, {@code match_stat_data}
+         * without USE_NSEC and USE_STDEV, git's default build): the low 32 bits of the size and of
+         * the whole seconds of the modification time (rounded down, before 1970 too), and unless
+         * core.checkStat is minimal, the change time's (unless core.trustctime is false), inode,
+         * owner and group.
+         */
+        private boolean gitTrusts(GitIndex.Entry entry, Map<String, Object> stat, long size, FileTime modified,
+                FileTime changed) {
+            if ((size & MASK_32) != entry.size() || seconds(modified) != entry.mtimeSeconds()) {
+                return false;
+            }
+            if (!settings.fullStat()) {
+                return true;
+            }
+            return (!settings.trustCtime() || seconds(changed) == entry.ctimeSeconds())
+                    && ((Long) stat.get("ino") & MASK_32) == entry.inode()
+                    && ((Integer) stat.get("uid") & MASK_32) == entry.uid()
+                    && ((Integer) stat.get("gid") & MASK_32) == entry.gid();
         }
 
         /** A link's blob is its target. */
@@ -239,7 +309,7 @@ final class UnseenEdits {
                 CrlfAsLf counted = new CrlfAsLf(null);
                 read(opened.channel(), seen.size(), (bytes, length) -> {
                     plain.update(bytes, 0, length);
-                    if (crlfCheckout) {
+                    if (settings.crlfAsLf()) {
                         counted.take(bytes, length);
                     }
                 });
@@ -258,7 +328,7 @@ final class UnseenEdits {
         }
 
         private void requireSame(Seen seen, OpenedFile opened) throws Changed {
-            if (opened.size() != seen.size() || opened.modified().to(TimeUnit.NANOSECONDS) != seen.modifiedNanos()
+            if (!opened.fileKey().equals(seen.fileKey()) || opened.size() != seen.size() || opened.modified().to(TimeUnit.NANOSECONDS) != seen.modifiedNanos()
                     || opened.changed().to(TimeUnit.NANOSECONDS) != seen.changedNanos()) {
                 throw new Changed();
             }
@@ -266,12 +336,25 @@ final class UnseenEdits {
     }
 
     private static void keep(Seen seen, Kept kept, long now) {
-        if (KEPT.size() >= MAX_KEPT) {
+        if (KEPT.size() >= MAX_KEPT && now - lastSwept >= KEPT_NANOS / 2) {
+            lastSwept = now;
             KEPT.values().removeIf(old -> now - old.hashedAt() >= KEPT_NANOS);
         }
         if (KEPT.size() < MAX_KEPT) {
             KEPT.put(seen, kept);
         }
+    }
+
+    private static long seconds(FileTime time) {
+        return time.toInstant().getEpochSecond() & MASK_32;
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            joined.writeBytes(part);
+        }
+        return joined.toByteArray();
     }
 
     /** git's path bytes as a name; one that is not UTF-8 cannot be named here. */
