@@ -24,7 +24,6 @@ final class HiddenChanges {
     }
 
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
-    private static final GitIndex.Entries NONE = entry -> { };
     /** An attribute that converts line ends: {@code text}, {@code -text}, {@code text=auto}, {@code eol=crlf}. */
     private static final java.util.regex.Pattern LINE_END_ATTRIBUTE = java.util.regex.Pattern.compile(
             "(^|\\s)[-!]?(text|eol)(=|\\s|$)", java.util.regex.Pattern.MULTILINE);
@@ -38,8 +37,12 @@ final class HiddenChanges {
             "info/grafts", "grafts (git log and git diff show these commits with other parents)",
             "shallow", "shallow commits (git log stops at these commits and shows none before them)");
 
-    /** A work tree whose files are compared with the index ({@link UnseenEdits}), as its configs say git compares them. */
-    record WorkTree(Path path, UnseenEdits.Settings settings) {
+    /**
+     * The work trees whose files are compared with the index ({@link UnseenEdits}), as its configs
+     * say git compares them: its own and each a core.worktree moves it to, whichever git takes
+     * (a decoy there must not stand in for the files git reads).
+     */
+    record WorkTree(List<Path> paths, UnseenEdits.Settings settings) {
     }
 
     private final AuditedTree tree;
@@ -67,24 +70,29 @@ final class HiddenChanges {
             Path main = dir.resolve("index");
             long indexSeconds = Files.isRegularFile(main, NOFOLLOW)
                     ? Files.getLastModifiedTime(main, NOFOLLOW).toInstant().getEpochSecond() : 0;
-            UnseenEdits.Check check = workTree == null ? null : unseenEdits.check(main, workTree.path(), sha256,
-                    settings(dir, workTree), indexSeconds);
+            List<UnseenEdits.Check> checks = new ArrayList<>();
+            if (workTree != null) {
+                for (Path path : workTree.paths()) {
+                    checks.add(unseenEdits.check(main, path, sha256, settings(dir, path, workTree.settings()),
+                            indexSeconds));
+                }
+            }
             try {
                 GitIndex.Link[] link = {null};
-                tree.audited(main, () -> link[0] = index(main, hashBytes, check == null ? NONE : check));
+                tree.audited(main, () -> link[0] = index(main, hashBytes, entry -> checks.forEach(check -> check.take(entry))));
                 List<Path> shared = new ArrayList<>();
                 try (DirectoryStream<Path> found = Files.newDirectoryStream(dir, "sharedindex.*")) {
                     found.forEach(shared::add);
                 }
                 for (Path index : shared) {
-                    boolean linked = check != null && link[0] != null
+                    boolean linked = link[0] != null
                             && index.getFileName().toString().equals("sharedindex." + link[0].sharedIndex());
-                    tree.audited(index, () -> index(index, hashBytes, linked ? check.shared(link[0]) : NONE));
+                    List<GitIndex.Entries> merged = linked ? checks.stream().map(check -> check.shared(link[0])).toList()
+                            : List.of();
+                    tree.audited(index, () -> index(index, hashBytes, entry -> merged.forEach(each -> each.take(entry))));
                 }
             } finally {
-                if (check != null) {
-                    check.close();
-                }
+                checks.forEach(UnseenEdits.Check::close);
             }
         });
         Path replace = dir.resolve("refs/replace");
@@ -127,12 +135,11 @@ final class HiddenChanges {
      * {@code text} or {@code eol}: a change to either file, or a new one in a subdirectory, is
      * itself in your review, or compared here.
      */
-    private UnseenEdits.Settings settings(Path dir, WorkTree workTree) {
-        UnseenEdits.Settings settings = workTree.settings();
+    private UnseenEdits.Settings settings(Path dir, Path workTree, UnseenEdits.Settings settings) {
         if (settings.crlfAsLf()) {
             return settings;
         }
-        for (Path attributes : List.of(workTree.path().resolve(".gitattributes"), dir.resolve("info/attributes"))) {
+        for (Path attributes : List.of(workTree.resolve(".gitattributes"), dir.resolve("info/attributes"))) {
             byte[] content = Files.isRegularFile(attributes, NOFOLLOW) ? quietly(attributes) : null;
             if (content != null && LINE_END_ATTRIBUTE.matcher(new String(content, StandardCharsets.UTF_8)).find()) {
                 return new UnseenEdits.Settings(true, settings.trustCtime(), settings.fullStat());

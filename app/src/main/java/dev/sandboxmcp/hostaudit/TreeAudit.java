@@ -280,8 +280,8 @@ public final class TreeAudit {
         for (String nested : List.of("modules", "worktrees")) {
             tree.audited(dir.resolve(nested), () -> nestedGitDirectories(dir.resolve(nested)));
         }
-        Path workTreeNow = directoryConfig.effectiveWorkTree();
-        hiddenChanges.audit(dir, workTreeNow == null ? null : new HiddenChanges.WorkTree(workTreeNow,
+        List<Path> workTrees = directoryConfig.workTreesInTree();
+        hiddenChanges.audit(dir, workTrees.isEmpty() ? null : new HiddenChanges.WorkTree(workTrees,
                 directoryConfig.compareSettings()), () -> objectNamesSha256(dir));
     }
 
@@ -478,9 +478,19 @@ public final class TreeAudit {
                     checkstat == null || !checkstat.equalsIgnoreCase("minimal"));
         }
 
-        /** The work tree git takes (where the last core.worktree moves it) when it lies in the tree; else null. */
-        Path effectiveWorkTree() {
-            return movedTo.isEmpty() ? workTree : tree.quietlyInTree(movedTo.getFirst());
+        /** Its own work tree and each a core.worktree moves it to, those that lie in the tree. */
+        List<Path> workTreesInTree() {
+            List<Path> inTree = new ArrayList<>();
+            if (workTree != null) {
+                inTree.add(workTree);
+            }
+            for (Path moved : movedTo) {
+                Path real = tree.quietlyInTree(moved);
+                if (real != null && !inTree.contains(real)) {
+                    inTree.add(real);
+                }
+            }
+            return inTree;
         }
 
         void moveWorkTree(String value) {

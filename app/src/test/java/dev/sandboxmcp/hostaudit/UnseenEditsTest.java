@@ -221,6 +221,21 @@ class UnseenEditsTest {
         });
     }
 
+    /** git reads config.worktree only with extensions.worktreeConfig: a core.worktree there must not lead the comparison away. */
+    @Test
+    void aWorkTreeNamedWhereGitDoesNotReadItDoesNotStandInForTheRealOne() throws Exception {
+        Path repo = repository(temp, "sha1", 2);
+        change(repo, "Makefile", EVIL);
+        forgeStat(repo, "Makefile", "sha1");
+        Files.createDirectories(repo.resolveSibling("decoy"));
+        Files.writeString(repo.resolve(".git/config.worktree"), "[core]\n\tworktree = ../../decoy\n");
+        assertThat(git(repo, "rev-parse", "--show-toplevel").strip()).isEqualTo(repo.toRealPath().toString());
+        assertThat(git(repo, "status", "--porcelain")).isEmpty();
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: Makefile; "));
+    }
+
     /** A sparse file can claim any size: past the limit it is named, not read. */
     @Test
     void aFileLargerThanTheLimitIsNamedNotRead() throws Exception {
