@@ -14,19 +14,22 @@ import java.util.BitSet;
  */
 final class Ewah {
 
-    /** More bits than any index has entries: a bitmap claiming more is refused, not allocated. */
-    static final long MAX_BITS = 1L << 28;
+    /**
+     * More entries than any index holds (each takes over 60 bytes): a bit beyond is one git dies
+     * on (no shared entry there), so it is not kept. git sets every bit the words give, whatever
+     * the bit count in front says, and so does this.
+     */
+    static final long MAX_POSITIONS = 1L << 28;
 
     private Ewah() {
     }
 
     /** Reads one bitmap of at most {@code available} bytes from {@code in}. */
     static BitSet read(DataInputStream in, long available) throws IOException {
-        long bits = Integer.toUnsignedLong(in.readInt());
+        in.readInt(); // the number of bits, which git's reading (ewah_each_bit) never looks at
         long words = Integer.toUnsignedLong(in.readInt());
-        if (bits > MAX_BITS || 8 + words * 8 + 4 > available) {
-            throw new GitIndex.Unreadable("a split index's bitmap of " + bits + " bits in " + words
-                    + " words, in " + available + " bytes");
+        if (8 + words * 8 + 4 > available) {
+            throw new GitIndex.Unreadable("a split index's bitmap of " + words + " words in " + available + " bytes");
         }
         BitSet set = new BitSet();
         long position = 0;
@@ -35,18 +38,18 @@ final class Ewah {
             word++;
             long run = (runLengthWord >>> 1) & 0xFFFFFFFFL;
             long literals = runLengthWord >>> 33;
-            if ((runLengthWord & 1) != 0 && position < bits) {
-                set.set((int) position, (int) Math.min(bits, position + run * 64));
+            if ((runLengthWord & 1) != 0 && position < MAX_POSITIONS) {
+                set.set((int) position, (int) Math.min(MAX_POSITIONS, position + run * 64));
             }
-            position = Math.min(position + run * 64, bits + 64);
+            position = Math.min(position + run * 64, MAX_POSITIONS);
             for (long literal = 0; literal < literals && word < words; literal++, word++) {
                 long bitsOfWord = in.readLong();
                 for (int bit = 0; bit < 64; bit++) {
-                    if ((bitsOfWord & (1L << bit)) != 0 && position + bit < bits) {
+                    if ((bitsOfWord & (1L << bit)) != 0 && position + bit < MAX_POSITIONS) {
                         set.set((int) (position + bit));
                     }
                 }
-                position = Math.min(position + 64, bits + 64);
+                position = Math.min(position + 64, MAX_POSITIONS);
             }
         }
         in.readInt(); // where the last run-length word is: for appending, not for reading

@@ -24,9 +24,9 @@ final class HiddenChanges {
     }
 
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
-    /** An attribute that converts line ends: {@code text}, {@code -text}, {@code text=auto}, {@code eol=crlf}. */
+    /** An attribute after a pattern that converts line ends: {@code text}, {@code text=auto}, {@code eol=crlf} (not {@code -text}). */
     private static final java.util.regex.Pattern LINE_END_ATTRIBUTE = java.util.regex.Pattern.compile(
-            "(^|\\s)[-!]?(text|eol)(=|\\s|$)", java.util.regex.Pattern.MULTILINE);
+            "\\s(text(=\\S+)?|eol=\\S+)(?=\\s|$)", java.util.regex.Pattern.MULTILINE);
     private static final String PACKED_REFS = "packed-refs";
     private static final String REPLACE_REF = "replace ref (git shows the object it names wherever the replaced one is "
             + "named: git status, git diff and git log show the replacement)";
@@ -108,7 +108,8 @@ final class HiddenChanges {
             return null;
         }
         if (!Files.isRegularFile(index, NOFOLLOW)) {
-            tree.add(index, "(not a regular file)", "git reads it, the audit does not: " + AuditedTree.kind(index));
+            tree.add(index, "(not a regular file)", "git reads it, the audit does not: " + AuditedTree.kind(index)
+                    + contentDigest(index));
             return null;
         }
         try {
@@ -124,8 +125,20 @@ final class HiddenChanges {
             }
             return contents.link();
         } catch (GitIndex.Unreadable e) {
-            tree.add(index, "(not audited)", "the audit cannot read this index: " + e.getMessage());
+            tree.add(index, "(not audited)", "the audit cannot read this index: " + e.getMessage() + contentDigest(index));
             return null;
+        }
+    }
+
+    /**
+     * The digest of what git reads there (through a link in the tree too), so that a finding
+     * accepted once does not cover the next index written in its place; or why there is none.
+     */
+    private String contentDigest(Path index) {
+        try {
+            return "; " + tree.digest(index);
+        } catch (IOException e) {
+            return "; its content cannot be read either";
         }
     }
 

@@ -162,16 +162,20 @@ final class UnseenEdits {
             int[] next = {0};
             return entry -> {
                 int position = (int) entry.position();
-                if (link.deleted().get(position)) {
-                    return;
-                }
+                boolean deleted = link.deleted().get(position);
                 if (link.replaced().get(position)) {
+                    // git replaces first, each taking the next nameless entry, and deletes after
                     if (next[0] < replacements.size()) {
-                        compare(replacements.get(next[0]++).named(entry.path()));
+                        GitIndex.Entry replacement = replacements.get(next[0]++).named(entry.path());
+                        if (!deleted) {
+                            compare(replacement);
+                        }
                     }
                     return; // git refuses an index whose link names more replacements than it holds
                 }
-                compare(entry);
+                if (!deleted) {
+                    compare(entry);
+                }
             };
         }
 
@@ -378,7 +382,7 @@ final class UnseenEdits {
         Workspace of(String directory) throws IOException {
             if (!directory.equals(name)) {
                 close();
-                opened = tree.files.openSubtree(directory);
+                opened = tree.files.openSubtreeForReading(directory);
                 name = directory;
             }
             return opened;

@@ -53,10 +53,13 @@ public final class Workspace implements Closeable {
 
     private final Path rootPath;
     private final Directory root;
+    /** A subtree opened for reading: what protects files from writes ({@link ProtectedPaths}) is known only from the real root. */
+    private final boolean readOnly;
 
-    private Workspace(Path rootPath, Directory root) {
+    private Workspace(Path rootPath, Directory root, boolean readOnly) {
         this.rootPath = rootPath;
         this.root = root;
+        this.readOnly = readOnly;
     }
 
     /** Opens the directory at {@code rootPath}; it must exist and be a directory. */
@@ -65,7 +68,8 @@ public final class Workspace implements Closeable {
         if (!Files.isDirectory(absolute)) {
             throw new WorkspaceException(Op.OPEN, absolute.toString(), new NotADirectory(null));
         }
-        return new Workspace(absolute.toRealPath(), Directory.open(OpenAt.AT_FDCWD, absolute.toString(), Access.ROOT));
+        return new Workspace(absolute.toRealPath(), Directory.open(OpenAt.AT_FDCWD, absolute.toString(), Access.ROOT),
+                false);
     }
 
     /** The real path of the root directory. */
@@ -274,7 +278,10 @@ public final class Workspace implements Closeable {
     }
 
     /** The file a write goes to: a name, not protected, and a regular file if it exists. */
-    private static Walk.Target writableTarget(Walk walk) throws IOException {
+    private Walk.Target writableTarget(Walk walk) throws IOException {
+        if (readOnly) {
+            throw new IllegalStateException("a workspace opened for reading is written to");
+        }
         Walk.Target target = walk.requireFinalName();
         walk.refuseProtected();
         Optional<BasicFileAttributes> existing = target.attributes();
@@ -298,14 +305,15 @@ public final class Workspace implements Closeable {
     }
 
     /**
-     * The directory {@code name} as a workspace of its own, which operations cannot leave either
-     * ({@code os.Root.OpenRoot}): many files of one directory are then opened without walking to
-     * it again for each. The caller closes it.
+     * The directory {@code name} as a workspace of its own for reading, which reads cannot leave
+     * either ({@code os.Root.OpenRoot}): many files of one directory are then opened without
+     * walking to it again for each. It refuses writes: which paths are protected from them is
+     * known only from the real root. The caller closes it.
      */
-    public Workspace openSubtree(String name) throws IOException {
+    public Workspace openSubtreeForReading(String name) throws IOException {
         try (Walk walk = walk(Op.RESOLVE, name)) {
             Path relative = walk.requireDirectory();
-            return new Workspace(walk.realPath().resolve(relative).normalize(), walk.openDirectory());
+            return new Workspace(walk.realPath().resolve(relative).normalize(), walk.openDirectory(), true);
         }
     }
 

@@ -213,7 +213,7 @@ class UnseenEditsTest {
         String added = git(repo, "rev-parse", ":Makefile").strip();
         replaceObjectName(repo, added, committed);
         assertThat(git(repo, "ls-files", "-s", "Makefile")).contains(committed);
-        assertThat(git(repo, "status", "--porcelain")).as("the change is hidden").isEmpty();
+        assertThat(git(repo, "--no-optional-locks", "status", "--porcelain")).as("the change is hidden").isEmpty();
 
         assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).singleElement().satisfies(finding -> {
             assertThat(finding.file()).isEqualTo("repo/.git/index");
@@ -234,6 +234,88 @@ class UnseenEditsTest {
 
         assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).singleElement()
                 .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: Makefile; "));
+    }
+
+    /** git sets every bit an EWAH bitmap's words give, whatever the bit count in front of them says. */
+    @Test
+    void aReplacementNamedByABitBeyondTheBitmapsCountIsMergedAsGitMergesIt() throws Exception {
+        Path repo = twoFileSplitIndex();
+        change(repo, "b.txt", "new b\n");
+        byte[] replacement = entry(repo, "b.txt", "", git(repo, "rev-parse", ":b.txt").strip());
+        writeSplitIndex(repo, List.of(replacement), ewah(0, 0), ewah(0, 0b10));
+        assertThat(git(repo, "--no-optional-locks", "status", "--porcelain")).as("the change is hidden").isEmpty();
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: b.txt; "));
+    }
+
+    /** git replaces first, each replacement taking the next nameless entry, and deletes after. */
+    @Test
+    void aPositionBothReplacedAndDeletedStillTakesItsReplacement() throws Exception {
+        Path repo = twoFileSplitIndex();
+        change(repo, "b.txt", "new b\n");
+        writeSplitIndex(repo, List.of(entry(repo, "a.txt", "", git(repo, "rev-parse", ":a.txt").strip()),
+                entry(repo, "b.txt", "", git(repo, "rev-parse", ":b.txt").strip()),
+                entry(repo, "a.txt", "a.txt", git(repo, "rev-parse", ":a.txt").strip())), ewah(2, 0b01), ewah(2, 0b11));
+        assertThat(git(repo, "ls-files")).isEqualTo("a.txt\nb.txt\n");
+        assertThat(git(repo, "--no-optional-locks", "status", "--porcelain")).as("the change is hidden (and the index "
+                + "as written: git status would write it again)").isEmpty();
+
+        assertThat(about(audit(repo.getParent()), UnseenEdits.UNSEEN)).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: b.txt; "));
+    }
+
+    /** A repository of a.txt and b.txt (positions 0 and 1 of the shared part) whose index is split. */
+    Path twoFileSplitIndex() throws Exception {
+        Path repo = Files.createDirectories(temp.resolve("tree/repo"));
+        git(repo, "init", "-q");
+        Files.writeString(repo.resolve("a.txt"), "old a\n");
+        Files.writeString(repo.resolve("b.txt"), "old b\n");
+        commitAll(repo);
+        git(repo, "update-index", "--split-index");
+        return repo;
+    }
+
+    /** An index entry (version 2) for the file {@code file} as it is now, with the path {@code name} (empty: a replacement). */
+    static byte[] entry(Path repo, String file, String name, String objectName) throws Exception {
+        Map<String, Object> stat = Files.readAttributes(repo.resolve(file), "unix:ctime,lastModifiedTime,dev,ino,mode,uid,gid,size",
+                LinkOption.NOFOLLOW_LINKS);
+        Instant ctime = ((FileTime) stat.get("ctime")).toInstant();
+        Instant mtime = ((FileTime) stat.get("lastModifiedTime")).toInstant();
+        byte[] path = name.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer entry = ByteBuffer.allocate((62 + path.length + 8) & ~7);
+        entry.putInt((int) ctime.getEpochSecond()).putInt(ctime.getNano()).putInt((int) mtime.getEpochSecond())
+                .putInt(mtime.getNano()).putInt((int) (long) stat.get("dev")).putInt((int) (long) stat.get("ino"))
+                .putInt((int) stat.get("mode")).putInt((int) stat.get("uid")).putInt((int) stat.get("gid"))
+                .putInt((int) (long) stat.get("size")).put(java.util.HexFormat.of().parseHex(objectName))
+                .putShort((short) path.length).put(path);
+        return entry.array();
+    }
+
+    /** An EWAH bitmap of one literal word, as git writes it: bit count, word count, the words, the last run-length word's position. */
+    static byte[] ewah(int bits, long word) {
+        return ByteBuffer.allocate(4 + 4 + 16 + 4).putInt(bits).putInt(2).putLong(1L << 33).putLong(word).putInt(0).array();
+    }
+
+    /** Writes a split index's main part (version 2): {@code entries}, then a link to its shared part, dated ahead of the files. */
+    static void writeSplitIndex(Path repo, List<byte[]> entries, byte[] deleted, byte[] replaced) throws Exception {
+        String shared;
+        try (var found = Files.list(repo.resolve(".git"))) {
+            shared = found.map(path -> path.getFileName().toString()).filter(name -> name.startsWith("sharedindex."))
+                    .findFirst().orElseThrow().substring("sharedindex.".length());
+        }
+        java.io.ByteArrayOutputStream index = new java.io.ByteArrayOutputStream();
+        index.writeBytes(ByteBuffer.allocate(12).put("DIRC".getBytes(StandardCharsets.US_ASCII)).putInt(2)
+                .putInt(entries.size()).array());
+        entries.forEach(index::writeBytes);
+        byte[] link = ByteBuffer.allocate(20 + deleted.length + replaced.length).put(java.util.HexFormat.of().parseHex(shared))
+                .put(deleted).put(replaced).array();
+        index.writeBytes(ByteBuffer.allocate(8).put("link".getBytes(StandardCharsets.US_ASCII)).putInt(link.length).array());
+        index.writeBytes(link);
+        index.writeBytes(MessageDigest.getInstance("SHA-1").digest(index.toByteArray()));
+        Path file = repo.resolve(".git/index");
+        Files.write(file, index.toByteArray());
+        Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(5)));
     }
 
     /** A sparse file can claim any size: past the limit it is named, not read. */

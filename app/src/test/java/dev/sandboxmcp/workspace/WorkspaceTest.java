@@ -357,17 +357,19 @@ class WorkspaceTest {
     @Test
     void aSubtreeIsOpenedInsideAndCannotBeLeftEither() throws IOException {
         Files.createSymbolicLink(root.resolve("src/main/up"), Path.of("../../hello.txt"));
-        try (Workspace main = workspace.openSubtree("src/main")) {
+        try (Workspace main = workspace.openSubtreeForReading("src/main")) {
             assertThat(main.root()).isEqualTo(root.toRealPath().resolve("src/main"));
             assertThat(new String(main.readFile("App.java", LIMIT), StandardCharsets.UTF_8)).isEqualTo("class App {}");
             assertThat(reasonOf(() -> main.readFile("../../hello.txt", LIMIT))).isEqualTo(ESCAPES_WORKSPACE);
             assertThat(reasonOf(() -> main.readFile("up", LIMIT))).as("a link out of the subtree, though not out of "
                     + "the workspace").isEqualTo(ESCAPES_WORKSPACE);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> main.writeFile("App.java", new byte[0]))
+                    .isInstanceOf(IllegalStateException.class);
         }
         Files.createSymbolicLink(root.resolve("out"), Path.of("../outside"));
-        assertThat(reasonOf(() -> workspace.openSubtree("out"))).isEqualTo(ESCAPES_WORKSPACE);
-        assertThat(reasonOf(() -> workspace.openSubtree("hello.txt"))).isEqualTo(NOT_A_DIRECTORY);
-        assertThat(reasonOf(() -> workspace.openSubtree("nope"))).isEqualTo(NOT_FOUND);
+        assertThat(reasonOf(() -> workspace.openSubtreeForReading("out"))).isEqualTo(ESCAPES_WORKSPACE);
+        assertThat(reasonOf(() -> workspace.openSubtreeForReading("hello.txt"))).isEqualTo(NOT_A_DIRECTORY);
+        assertThat(reasonOf(() -> workspace.openSubtreeForReading("nope"))).isEqualTo(NOT_FOUND);
     }
 
     @Test
