@@ -1,15 +1,14 @@
 package dev.sandboxmcp.hostaudit;
 
+import dev.sandboxmcp.workspace.OpenedFile;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashSet;
@@ -25,6 +24,8 @@ final class AuditedTree {
 
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
     private static final int MAX_SMALL_FILE = 1024 * 1024;
+    /** The most of a file a digest reads. */
+    static final long MAX_DIGESTED = 256L << 20;
 
     final Path root;
     final Workspace files;
@@ -103,11 +104,29 @@ final class AuditedTree {
         return path.normalize().toString();
     }
 
-    /** The content's SHA-256 (its first 16 hex digits), so that any change makes a new finding. */
+    /**
+     * The content's SHA-256 (its first 16 hex digits), so that any change makes a new finding. Of
+     * a file larger than {@link #MAX_DIGESTED} (a sparse one can claim terabytes), of that much,
+     * with its size and change time, which any write moves.
+     */
     String digest(Path file) throws IOException {
         MessageDigest sha256 = sha256();
-        try (InputStream in = new DigestInputStream(files.openFile(relative(file)), sha256)) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
+        try (OpenedFile opened = files.openFileVersion(relative(file))) {
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(64 * 1024);
+            long read = 0;
+            while (read < MAX_DIGESTED) {
+                buffer.clear().limit((int) Math.min(buffer.capacity(), MAX_DIGESTED - read));
+                int n = opened.channel().read(buffer, read);
+                if (n <= 0) {
+                    break;
+                }
+                sha256.update(buffer.array(), 0, n);
+                read += n;
+            }
+            if (read == MAX_DIGESTED && opened.size() > MAX_DIGESTED) {
+                return shown(sha256) + " of its first " + (MAX_DIGESTED >> 20) + " MiB of " + opened.size()
+                        + " bytes, changed " + opened.changed();
+            }
         }
         return shown(sha256);
     }

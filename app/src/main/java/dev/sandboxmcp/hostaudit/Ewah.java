@@ -19,7 +19,7 @@ final class Ewah {
      * on (no shared entry there), so it is not kept. git sets every bit the words give, whatever
      * the bit count in front says, and so does this.
      */
-    static final long MAX_POSITIONS = 1L << 28;
+    static final long MAX_POSITIONS = 1L << 26;
 
     private Ewah() {
     }

@@ -128,6 +128,8 @@ final class GitIndex {
     /** A split index names an entry that replaces one of its shared part by position only, with an empty path. */
     static final String SPLIT_REPLACEMENT = "(an entry of the shared index, replaced)";
     private static final int STAT_BYTES = 40;
+    /** Larger than the index of any work tree (a million entries take about 100 MB); a sparse file can claim terabytes. */
+    static final long MAX_INDEX_BYTES = 2L << 30;
     /** Where the modification time's seconds and the size lie in an entry's stat data. */
     private static final int MTIME_SECONDS_AT = 8;
     private static final int MODE_AT = 24;
@@ -172,6 +174,9 @@ final class GitIndex {
      * out unreadable after some have been is still {@link Unreadable}).
      */
     static Contents read(Source source, long size, int hashBytes, Entries entries) throws IOException {
+        if (size > MAX_INDEX_BYTES) {
+            throw new Unreadable("larger than " + (MAX_INDEX_BYTES >> 30) + " GiB (" + size + " bytes), not read");
+        }
         // Where git looks for the end-of-index entry (read_eoie_extension): just before the checksum.
         long eoie = size - hashBytes - (8 + 4 + hashBytes);
         if (eoie >= SIGNATURE.length + 8) {

@@ -58,6 +58,8 @@ final class UnseenEdits {
     /** What one audit reads at most; the watcher's later rounds read the rest, as kept hashes cost nothing. */
     static final long MAX_AUDIT_BYTES = 4L << 30;
     private static final int ATTEMPTS = 3;
+    /** The most entries of a split index kept until its link is read: more than any index holds, bounded for a forged one. */
+    private static final int MAX_REPLACEMENTS = 1 << 18;
     private static final long MASK_32 = 0xFFFFFFFFL;
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
     private static final long SETTLED_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -69,8 +71,9 @@ final class UnseenEdits {
     private static volatile long lastSwept;
 
     /** A file as its stat data says it is; any write gives it another (see above for when it does not). */
-    private record Seen(String file, Object fileKey, long size, long modifiedNanos, long changedNanos,
-            boolean sha256, boolean crlfAsLf) {
+    /** Keyed by the file's identity (device and inode), not its path: a path can be 4 KiB, and links share content. */
+    private record Seen(Object fileKey, long size, long modifiedNanos, long changedNanos, boolean sha256,
+            boolean crlfAsLf) {
     }
 
     /**
@@ -151,7 +154,11 @@ final class UnseenEdits {
         @Override
         public void take(GitIndex.Entry entry) {
             if (entry.path().length == 0) {
-                replacements.add(entry);
+                if (replacements.size() < MAX_REPLACEMENTS) {
+                    replacements.add(entry);
+                } else {
+                    unread.add(GitIndex.SPLIT_REPLACEMENT.getBytes(StandardCharsets.UTF_8), entry.stat());
+                }
             } else {
                 compare(entry);
             }
@@ -200,9 +207,21 @@ final class UnseenEdits {
                     }
                 }
             } catch (IOException | InvalidPathException e) {
-                // the entry's stat data in the digest: for git to trust a later write, it must record a new change time
-                unread.add(entry.path(), concat(entry.stat(), entry.objectName(),
+                // the entry's stat data and the file's in the digest: a later write moves one or the other
+                unread.add(entry.path(), concat(entry.stat(), entry.objectName(), currentStat(entry),
                         String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+
+        /** The file's identity, size and times now, as bytes; none when it cannot be looked at. */
+        private byte[] currentStat(GitIndex.Entry entry) {
+            try {
+                Map<String, Object> stat = Files.readAttributes(workTree.resolve(utf8(entry.path())),
+                        "unix:ino,size,lastModifiedTime,ctime", NOFOLLOW);
+                return String.valueOf(stat.get("ino") + " " + stat.get("size") + " " + stat.get("lastModifiedTime") + " "
+                        + stat.get("ctime")).getBytes(StandardCharsets.UTF_8);
+            } catch (IOException | InvalidPathException | UnsupportedOperationException e) {
+                return new byte[0];
             }
         }
 
@@ -249,7 +268,7 @@ final class UnseenEdits {
             if (!(regular || link && entry.symbolicLink()) || !gitTrusts(entry, stat, size, modified, changed)) {
                 return null;
             }
-            Seen seen = new Seen(file.toString(), stat.get("fileKey"), size, modified.to(TimeUnit.NANOSECONDS),
+            Seen seen = new Seen(stat.get("fileKey"), size, modified.to(TimeUnit.NANOSECONDS),
                     changed.to(TimeUnit.NANOSECONDS), sha256, settings.crlfAsLf());
             long now = System.currentTimeMillis() * 1_000_000;
             Kept kept = KEPT.get(seen);

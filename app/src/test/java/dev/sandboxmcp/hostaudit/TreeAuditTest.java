@@ -964,4 +964,21 @@ class TreeAuditTest {
         return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
                 .digest(content.getBytes(java.nio.charset.StandardCharsets.UTF_8))).substring(0, 16);
     }
+
+    /** A sparse hook can claim terabytes: its digest reads a bounded part, and names its size and change time. */
+    @Test
+    void aHookLargerThanADigestReadsIsNamedWithItsSizeAndChangeTime() throws Exception {
+        Path tree = tree();
+        Path repo = initRepo(tree, "repo");
+        Path hook = repo.resolve(".git/hooks/pre-commit");
+        try (var big = new java.io.RandomAccessFile(hook.toFile(), "rw")) {
+            big.setLength(AuditedTree.MAX_DIGESTED + 1);
+        }
+        Files.setPosixFilePermissions(hook, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        assertThat(audit(tree)).anySatisfy(finding -> {
+            assertThat(finding.file()).isEqualTo("repo/.git/hooks/pre-commit");
+            assertThat(finding.command()).contains(" of its first 256 MiB of " + (AuditedTree.MAX_DIGESTED + 1) + " bytes, changed ");
+        });
+    }
 }

