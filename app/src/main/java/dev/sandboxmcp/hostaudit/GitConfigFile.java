@@ -87,7 +87,13 @@ final class GitConfigFile {
      * is skipped (git on the host refuses to run with it as well); empty values are left out.
      */
     List<String> usersValues(String key, Path home) throws IOException {
-        Set<String> values = new java.util.LinkedHashSet<>();
+        return usersValues(List.of(key), home).get(key);
+    }
+
+    /** As {@link #usersValues(String, Path)}, for each of {@code keys} from one reading of the files. */
+    java.util.Map<String, List<String>> usersValues(List<String> keys, Path home) throws IOException {
+        java.util.Map<String, Set<String>> values = new java.util.LinkedHashMap<>();
+        keys.forEach(key -> values.put(key.toLowerCase(java.util.Locale.ROOT), new java.util.LinkedHashSet<>()));
         Set<Path> read = new HashSet<>();
         java.util.ArrayDeque<List<String>> next = new java.util.ArrayDeque<>();
         next.add(List.of("config", "--system"));
@@ -96,7 +102,7 @@ final class GitConfigFile {
             java.util.ArrayDeque<List<String>> level = next;
             next = new java.util.ArrayDeque<>();
             for (List<String> source : level) {
-                for (Path included : entries(source, key, home, values)) {
+                for (Path included : entries(source, home, values)) {
                     Path real = realFile(included);
                     if (real != null && read.size() < MAX_USER_FILES && read.add(real)) {
                         next.add(List.of("config", "--file", real.toString()));
@@ -104,11 +110,14 @@ final class GitConfigFile {
                 }
             }
         }
-        return List.copyOf(values);
+        java.util.Map<String, List<String>> byKey = new java.util.HashMap<>();
+        keys.forEach(key -> byKey.put(key, List.copyOf(values.get(key.toLowerCase(java.util.Locale.ROOT)))));
+        return byKey;
     }
 
-    /** Adds {@code source}'s values of {@code key} to {@code values}; returns the files it includes. */
-    private List<Path> entries(List<String> source, String key, Path home, Set<String> values) throws IOException {
+    /** Adds {@code source}'s values of the keys of {@code values} (lowercase) to them; returns the files it includes. */
+    private List<Path> entries(List<String> source, Path home, java.util.Map<String, Set<String>> values)
+            throws IOException {
         List<String> args = new ArrayList<>(source);
         args.addAll(List.of("--no-includes", "--show-origin", "--list", "-z"));
         String listing;
@@ -125,9 +134,9 @@ final class GitConfigFile {
             int newline = pieces[i + 1].indexOf('\n');
             String name = (newline < 0 ? pieces[i + 1] : pieces[i + 1].substring(0, newline)).toLowerCase(java.util.Locale.ROOT);
             String value = newline < 0 ? "" : pieces[i + 1].substring(newline + 1);
-            if (name.equals(key.toLowerCase(java.util.Locale.ROOT))) {
+            if (values.containsKey(name)) {
                 if (!value.isEmpty()) {
-                    values.add(value);
+                    values.get(name).add(value);
                 }
             } else if ((name.equals("include.path") || name.startsWith("includeif.") && name.endsWith(".path"))
                     && origin.startsWith("file:")) {

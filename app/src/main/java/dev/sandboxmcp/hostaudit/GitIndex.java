@@ -41,6 +41,12 @@ final class GitIndex {
 
     /** One flag, the number of entries carrying it, the first few of their paths and a digest of all of them. */
     record Flagged(String flag, long count, List<String> first, String digest) {
+
+        /** As a finding shows it: {@code 7 files<what>a, b, c, d, e, ...; sha256 ...}. */
+        String described(String what) {
+            return count + (count == 1 ? " file" : " files") + what + String.join(", ", first)
+                    + (count > first.size() ? ", ..." : "") + "; " + digest;
+        }
     }
 
     /**

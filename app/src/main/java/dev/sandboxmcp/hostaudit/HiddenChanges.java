@@ -117,11 +117,8 @@ final class HiddenChanges {
             GitIndex.Contents contents = GitIndex.read(() -> tree.files.openFile(tree.relative(index)), size, hashBytes,
                     entries);
             for (GitIndex.Flagged flagged : contents.flagged()) {
-                String shown = String.join(", ", flagged.first()) + (flagged.count() > flagged.first().size()
-                        ? ", ..." : "");
-                tree.add(index, flagged.flag() + " (git status and git diff do not show changes "
-                        + "to these files)", flagged.count() + (flagged.count() == 1 ? " file: " : " files: ") + shown
-                        + "; " + flagged.digest());
+                tree.add(index, flagged.flag() + " (git status and git diff do not show changes to these files)",
+                        flagged.described(": "));
             }
             return contents.link();
         } catch (GitIndex.Unreadable e) {

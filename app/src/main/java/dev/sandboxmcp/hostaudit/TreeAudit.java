@@ -118,20 +118,18 @@ public final class TreeAudit {
                             override + ": " + e.getMessage()));
                 }
             }
-            for (String key : COMPARE_KEYS) {
-                try {
-                    List<String> values = git.usersValues(key, home);
-                    if (!values.isEmpty()) {
-                        audit.usersCompareKeys.put(key, values.getLast());
-                    }
-                } catch (IOException e) {
-                    audit.tree.findings.add(new Finding("(your git config)", "(not audited)", key + ": " + e.getMessage()));
-                }
-            }
+            List<String> keys = new ArrayList<>(COMPARE_KEYS);
+            keys.add("core.hooksPath");
             try {
-                audit.usersHooksPaths = git.usersValues("core.hooksPath", home);
+                Map<String, List<String>> values = git.usersValues(keys, home);
+                audit.usersHooksPaths = values.get("core.hooksPath");
+                for (String key : COMPARE_KEYS) {
+                    if (!values.get(key).isEmpty()) {
+                        audit.usersCompareKeys.put(key, values.get(key).getLast());
+                    }
+                }
             } catch (IOException e) {
-                audit.tree.findings.add(new Finding("(your git config)", "(not audited)", "core.hooksPath: "
+                audit.tree.findings.add(new Finding("(your git config)", "(not audited)", String.join(", ", keys) + ": "
                         + e.getMessage()));
             }
             audit.walk();

@@ -237,10 +237,7 @@ final class UnseenEdits {
             if (collector.count == 0) {
                 return;
             }
-            GitIndex.Flagged files = collector.flagged();
-            String shown = String.join(", ", files.first()) + (files.count() > files.first().size() ? ", ..." : "");
-            tree.add(index, key, files.count() + (files.count() == 1 ? " file" : " files") + what + shown + "; "
-                    + files.digest());
+            tree.add(index, key, collector.flagged().described(what));
         }
 
         /**
