@@ -79,7 +79,10 @@ public final class AuditCommand {
                 return 0;
             }
             long started = System.nanoTime();
+            Path checked = ForgedObjects.checkedFile(baselineFile);
+            ForgedObjects.loadChecked(checked);
             TreeAudit.Result result = TreeAudit.run(tree, "git", home(environment), override);
+            ForgedObjects.saveChecked(checked);
             long millis = (System.nanoTime() - started) / 1_000_000;
             Baseline baseline = Baseline.load(baselineFile);
             Set<Finding> known = new HashSet<>(baseline.accepted());

@@ -27,6 +27,7 @@ final class AuditWatch {
 
     /** How often the tree is audited: a planting is reported within this plus one audit's time. */
     static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(2);
+    static final Duration SAVE_CHECKED_EVERY = Duration.ofMinutes(10);
 
     private final Path tree;
     private final Path baselineFile;
@@ -50,13 +51,28 @@ final class AuditWatch {
         return baselineFile.resolveSibling(baselineFile.getFileName().toString().replace(".json", "-watch.log"));
     }
 
-    /** Audits every {@code interval} until {@code keepGoing} says stop (for good: never, under systemd). */
+    /**
+     * Audits every {@code interval} until {@code keepGoing} says stop (for good: never, under
+     * systemd). What the object checks keep ({@link ForgedObjects#saveChecked}) is read at the
+     * start and saved after the first round and every {@link #SAVE_CHECKED_EVERY} after it.
+     */
     void run(Duration interval, BooleanSupplier keepGoing) throws InterruptedException {
         Set<Finding> reported = new HashSet<>();
         report("watching " + tree + " every " + interval.toMillis() + " ms; new findings go to standard output and " + log);
+        Path checked = ForgedObjects.checkedFile(baselineFile);
+        try {
+            ForgedObjects.loadChecked(checked);
+        } catch (IOException e) {
+            report("cannot read " + checked + " (every object is checked again): " + e.getMessage());
+        }
+        long savedAt = 0;
         while (keepGoing.getAsBoolean()) {
             try {
                 List<Finding> findings = TreeAudit.run(tree, "git", home, override).findings();
+                if (savedAt == 0 || System.nanoTime() - savedAt >= SAVE_CHECKED_EVERY.toNanos()) {
+                    savedAt = System.nanoTime();
+                    ForgedObjects.saveChecked(checked);
+                }
                 Set<Finding> known = new HashSet<>(Baseline.load(baselineFile).accepted());
                 reported.retainAll(new HashSet<>(findings)); // gone: reported again if it comes back
                 for (Finding finding : findings) {

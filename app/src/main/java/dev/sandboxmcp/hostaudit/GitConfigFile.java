@@ -1,17 +1,12 @@
 package dev.sandboxmcp.hostaudit;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The entries of one git configuration file, as the host's own git reads them
@@ -46,9 +41,8 @@ final class GitConfigFile {
     /** The most of the user's included config files {@link #usersValues} reads: each costs a run of git. */
     static final int MAX_USER_FILES = 64;
     private static final int MAX_LISTING_BYTES = 64 * 1024 * 1024;
-    private static final int MAX_STDERR_BYTES = 64 * 1024;
 
-    private final String git;
+    private final HostGit git;
     private final long timeoutMillis;
 
     GitConfigFile(String git) {
@@ -56,8 +50,13 @@ final class GitConfigFile {
     }
 
     GitConfigFile(String git, long timeoutMillis) {
-        this.git = git;
+        this.git = new HostGit(git);
         this.timeoutMillis = timeoutMillis;
+    }
+
+    /** The host's git, as this reads configuration with it. */
+    HostGit host() {
+        return git;
     }
 
     /** A value git takes as boolean true (config.c, {@code git_parse_maybe_bool}, or a non-zero number). */
@@ -182,82 +181,17 @@ final class GitConfigFile {
     }
 
     /**
-     * Runs git with {@code args}, {@code stdin} on its standard input, from {@code /} with no
-     * {@code GIT_*} variable; {@code isolated}: with neither the system's nor the user's
-     * configuration. Returns its output; a non-zero exit is {@link Unreadable} with what git said.
+     * Runs git with {@code args}, {@code stdin} on its standard input, from {@code /};
+     * {@code isolated}: with neither the system's nor the user's configuration. Returns its
+     * output; a non-zero exit is {@link Unreadable} with what git said.
      */
     private String git(byte[] stdin, boolean isolated, String... args) throws Unreadable, IOException {
-        List<String> command = new ArrayList<>(List.of(git));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(Path.of("/").toFile());
-        Map<String, String> env = builder.environment();
-        env.keySet().removeIf(name -> name.startsWith("GIT_"));
-        if (isolated) {
-            env.put("GIT_CONFIG_NOSYSTEM", "1");
-            env.put("GIT_CONFIG_GLOBAL", "/dev/null");
+        HostGit.Result result = git.run(List.of(args), Path.of("/"), isolated ? HostGit.ISOLATED : Map.of(), stdin,
+                timeoutMillis, MAX_LISTING_BYTES);
+        if (result.exit() != 0) {
+            throw new Unreadable(result.stderr().strip());
         }
-        Process process;
-        try {
-            process = builder.start();
-        } catch (IOException e) {
-            throw new IOException("cannot run " + git + " (the audit reads git configuration with the host's git): "
-                    + e.getMessage(), e);
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        Thread writer = Thread.ofVirtual().start(() -> {
-            try (OutputStream in = process.getOutputStream()) {
-                in.write(stdin);
-            } catch (IOException ignored) {
-                // git ended before reading everything: its exit status and stderr say why
-            }
-        });
-        Thread out = Thread.ofVirtual().start(() -> drain(process.getInputStream(), stdout, MAX_LISTING_BYTES + 1));
-        Thread err = Thread.ofVirtual().start(() -> drain(process.getErrorStream(), stderr, MAX_STDERR_BYTES));
-        try {
-            if (!process.waitFor(remaining(deadline), TimeUnit.NANOSECONDS)) {
-                throw new IOException("git config took more than " + timeoutMillis + " ms; killed");
-            }
-            for (Thread thread : List.of(writer, out, err)) {
-                if (!thread.join(java.time.Duration.ofNanos(Math.max(1, remaining(deadline))))) {
-                    throw new IOException("git config's output was not closed within " + timeoutMillis + " ms");
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } finally {
-            process.destroyForcibly();
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-        }
-        if (stdout.size() > MAX_LISTING_BYTES) {
-            throw new IOException("more than " + MAX_LISTING_BYTES / (1024 * 1024) + " MiB of settings; too large to audit");
-        }
-        if (process.exitValue() != 0) {
-            throw new Unreadable(stderr.toString(StandardCharsets.UTF_8).strip());
-        }
-        return stdout.toString(StandardCharsets.UTF_8);
-    }
-
-    private static long remaining(long deadline) {
-        return Math.max(0, deadline - System.nanoTime());
-    }
-
-    /** Reads {@code stream} into {@code sink} up to {@code max} bytes, then discards the rest. */
-    private static void drain(InputStream stream, ByteArrayOutputStream sink, int max) {
-        try (stream) {
-            byte[] buffer = new byte[8192];
-            int n;
-            while ((n = stream.read(buffer)) >= 0) {
-                int keep = Math.min(n, max - sink.size());
-                if (keep > 0) {
-                    sink.write(buffer, 0, keep);
-                }
-            }
-        } catch (IOException ignored) {
-            // the process was killed
-        }
+        return result.stdout();
     }
 
     /** {@code key\nvalue\0} per entry, or {@code key\0} for a bare key. */

@@ -35,7 +35,9 @@ final class HiddenChanges {
             "info/exclude", "exclude patterns (git status does not show new files they match)",
             "info/attributes", "attributes (they change how git diff shows and compares files)",
             "info/grafts", "grafts (git log and git diff show these commits with other parents)",
-            "shallow", "shallow commits (git log stops at these commits and shows none before them)");
+            "shallow", "shallow commits (git log stops at these commits and shows none before them)",
+            "objects/info/alternates", "alternates (git reads the objects it does not hold from these directories, "
+                    + "which the audit does not check)");
 
     /**
      * The work trees whose files are compared with the index ({@link UnseenEdits}), as its configs

@@ -53,6 +53,7 @@ public final class TreeAudit {
     private final AuditedTree tree;
     private final GitConfigFile git;
     private final HiddenChanges hiddenChanges;
+    private final ForgedObjects forgedObjects;
     private final EnvrcAudit envrcs;
     /**
      * Every core.hooksPath your own git configuration may give a repository (an includeIf's
@@ -80,6 +81,7 @@ public final class TreeAudit {
         this.tree = new AuditedTree(files, home);
         this.git = git;
         this.hiddenChanges = new HiddenChanges(tree);
+        this.forgedObjects = new ForgedObjects(tree, git.host());
         this.envrcs = new EnvrcAudit(tree);
     }
 
@@ -281,6 +283,10 @@ public final class TreeAudit {
         List<Path> workTrees = directoryConfig.workTreesInTree();
         hiddenChanges.audit(dir, workTrees.isEmpty() ? null : new HiddenChanges.WorkTree(workTrees,
                 directoryConfig.compareSettings()), () -> objectNamesSha256(dir));
+        Path objects = dir.resolve("objects");
+        if (Files.exists(objects, NOFOLLOW)) {
+            tree.audited(objects, () -> forgedObjects.audit(objects, objectNamesSha256(dir)));
+        }
     }
 
     /**

@@ -18,7 +18,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -62,13 +61,11 @@ final class UnseenEdits {
     private static final int MAX_REPLACEMENTS = 1 << 18;
     private static final long MASK_32 = 0xFFFFFFFFL;
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
-    private static final long SETTLED_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long KEPT_NANOS = TimeUnit.MINUTES.toNanos(1);
-    /** Bounds what the process keeps (about 250 bytes each); beyond it files are hashed every round. */
-    private static final int MAX_KEPT = 200_000;
-    private static final Map<Seen, Kept> KEPT = new ConcurrentHashMap<>();
-    /** When KEPT was last swept of what expired: at most twice a minute, however often it is full. */
-    private static volatile long lastSwept;
+    /**
+     * Hashes kept between the watcher's rounds, bounded (about 250 bytes each); each for a minute
+     * at most, as a write through a shared mapping to a page still dirty moves no time.
+     */
+    private static final KeptResults<Seen, Hashes> KEPT = new KeptResults<>(200_000);
 
     /** A file as its stat data says it is; any write gives it another (see above for when it does not). */
     /** Keyed by the file's identity (device and inode), not its path: a path can be 4 KiB, and links share content. */
@@ -84,9 +81,6 @@ final class UnseenEdits {
      */
     record Settings(boolean crlfAsLf, boolean trustCtime, boolean fullStat) {
         static final Settings DEFAULT = new Settings(false, true, true);
-    }
-
-    private record Kept(Hashes hashes, long hashedAt) {
     }
 
     /**
@@ -267,16 +261,14 @@ final class UnseenEdits {
             }
             Seen seen = new Seen(stat.get("fileKey"), size, modified.to(TimeUnit.NANOSECONDS),
                     changed.to(TimeUnit.NANOSECONDS), sha256, settings.crlfAsLf());
-            long now = System.currentTimeMillis() * 1_000_000;
-            Kept kept = KEPT.get(seen);
-            if (kept != null && now - kept.hashedAt() < KEPT_NANOS) {
-                return kept.hashes();
+            long now = KeptResults.now();
+            Hashes kept = KEPT.get(seen, now);
+            if (kept != null) {
+                return kept;
             }
             // a regular file at a link's entry: git trusts it when core.symlinks is false
             Hashes hashes = link ? linkHashes(file) : fileHashes(file, seen);
-            if (now - seen.changedNanos() >= SETTLED_NANOS) {
-                keep(seen, new Kept(hashes, now), now);
-            }
+            KEPT.keep(seen, hashes, seen.changedNanos(), now, false);
             return hashes;
         }
 
@@ -352,16 +344,6 @@ final class UnseenEdits {
                     || opened.changed().to(TimeUnit.NANOSECONDS) != seen.changedNanos()) {
                 throw new Changed();
             }
-        }
-    }
-
-    private static void keep(Seen seen, Kept kept, long now) {
-        if (KEPT.size() >= MAX_KEPT && now - lastSwept >= KEPT_NANOS / 2) {
-            lastSwept = now;
-            KEPT.values().removeIf(old -> now - old.hashedAt() >= KEPT_NANOS);
-        }
-        if (KEPT.size() < MAX_KEPT) {
-            KEPT.put(seen, kept);
         }
     }
 

@@ -52,7 +52,8 @@ class AuditCommandTest {
 
         Run accepted = audit(env, "--accept", tree.toString());
         assertThat(accepted.exit()).isZero();
-        Path baseline = Files.list(temp.resolve("state/sandbox-mcp")).findFirst().orElseThrow();
+        Path baseline = Files.list(temp.resolve("state/sandbox-mcp")).filter(path -> path.toString().endsWith(".json"))
+                .findFirst().orElseThrow();
         assertThat(baseline.getFileName().toString()).matches("audit-[0-9a-f]{16}\\.json");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(baseline))).isEqualTo("rw-------");
         Run quiet = audit(env, tree.toString());

@@ -43,6 +43,7 @@ class TreeAuditTest {
     static Path gitAs(Path home) {
         try {
             Path dir = Files.createTempDirectory("git-as");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir)));
             Path own = home != null ? home : Files.createDirectories(dir.resolve("home"));
             Path script = Files.writeString(dir.resolve("git"), "#!/bin/sh\nHOME='" + own + "' XDG_CONFIG_HOME='"
                     + own.resolve(".config") + "' GIT_CONFIG_NOSYSTEM=1 exec git \"$@\"\n");
@@ -50,6 +51,16 @@ class TreeAuditTest {
             return script;
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var walk = Files.walk(dir)) {
+            for (Path path : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            // left in the temporary directory
         }
     }
 
