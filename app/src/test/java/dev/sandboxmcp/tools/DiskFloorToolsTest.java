@@ -28,6 +28,13 @@ class DiskFloorToolsTest {
 
     static final int MIB = 1 << 20;
     static final Map<String, String> ENVIRONMENT = Map.of("PATH", "/usr/bin:/bin");
+    /**
+     * Writes the workspace full a mebibyte at a time, a process each (a few hundred MB/s at
+     * most): what the stop says is asserted here, not how fast it comes, which DiskFloorWatchTest
+     * measures. A single dd fills this small tmpfs in under 100 ms, and a busy machine can let it
+     * end with "no space left" just before the stop reaches it.
+     */
+    static final String STEADY_WRITER = "while :; do dd if=/dev/zero bs=1M count=1 status=none || exit; done > fill";
 
     @TempDir
     Path temp;
@@ -105,8 +112,7 @@ class DiskFloorToolsTest {
         CommandRunner commands = new CommandRunner(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 2);
         JobManager jobs = new JobManager(ENVIRONMENT, 64 * 1024, Duration.ofSeconds(1), 2, 8);
         try (DiskFloorWatch watch = DiskFloorWatch.start(new DiskFloor(16L * MIB, 0), List.of(disk.path), commands, jobs, false)) {
-            ToolResponse result = call(new RunCommandTool(commands, jobs, workspace, limits),
-                    Map.of("command", "dd if=/dev/zero of=fill bs=1M"));
+            ToolResponse result = call(new RunCommandTool(commands, jobs, workspace, limits), Map.of("command", STEADY_WRITER));
             assertThat(result.text()).startsWith("stopped: " + disk.path + " had ").containsPattern(
                     " free, below the 16 MiB floor; free space, then run it again: exit code 1(37|43) after [0-9]+ ms\n");
             @SuppressWarnings("unchecked")
@@ -115,7 +121,7 @@ class DiskFloorToolsTest {
             assertThat((long) floor.get("free_bytes")).isLessThan(16L * MIB);
 
             Files.delete(disk.path.resolve("fill"));
-            ToolResponse started = call(new StartJobTool(jobs, workspace, limits), Map.of("command", "dd if=/dev/zero of=fill bs=1M"));
+            ToolResponse started = call(new StartJobTool(jobs, workspace, limits), Map.of("command", STEADY_WRITER));
             String id = (String) started.structured().get("id");
             ToolResponse output = call(new JobOutputTool(jobs, limits), Map.of("id", id));
             for (int i = 0; i < 300 && Boolean.TRUE.equals(output.structured().get("running")); i++) {
