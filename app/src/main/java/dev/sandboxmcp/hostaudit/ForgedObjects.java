@@ -1,6 +1,7 @@
 package dev.sandboxmcp.hostaudit;
 
 import dev.sandboxmcp.workspace.OpenedFile;
+import dev.sandboxmcp.workspace.PinnedFile;
 import dev.sandboxmcp.workspace.Workspace;
 import dev.sandboxmcp.workspace.WorkspaceException;
 import java.io.IOException;
@@ -17,8 +18,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.stream.Stream;
+import java.util.function.Function;
+import java.util.Set;
+import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
@@ -32,18 +37,20 @@ import java.util.zip.Inflater;
  * object store, while the index and the refs still name the objects you reviewed.
  *
  * <pre>
- *   what git reads            where                                     checked by
- *   loose objects             objects/xx/yyyy...                        inflated and hashed here
- *   packs                     objects/pack/*.idx and .pack              git index-pack --verify
- *   multi-pack-index          objects/pack/multi-pack-index             git multi-pack-index verify
- *   commit-graph              objects/info/commit-graph, commit-graphs/ git commit-graph verify
+ *   what git reads      where                                        checked by
+ *   loose objects       objects/xx/yyyy...                           inflated and hashed here
+ *   packs               objects/pack/*.idx and .pack                 git index-pack --verify
+ *   multi-pack-index    objects/pack/multi-pack-index(.d/)           git multi-pack-index verify
+ *   commit-graph        objects/info/commit-graph or commit-graphs/  git commit-graph verify, and
+ *                                                                    any changed-path filter named
  * </pre>
  *
- * The host's git runs sealed: from an empty repository of the audit's own ({@link Sealed}), whose
- * only alternate is the object directory, with neither the system's nor the user's configuration:
- * it reads objects and nothing else of the audited repository (no config, no hook). What was
- * checked is kept under the files' identities ({@link KeptResults}), so the watcher checks a pack
- * again only when it changes.
+ * git runs sealed ({@link SealedGit}) on the files the audit holds open, so it reads what the
+ * audit identified and nothing else of the repository. Each check is kept under the identities
+ * of the files it read ({@link KeptResults}): the watcher checks a pack again only when it
+ * changes, and what may be kept for good is saved for the next audit ({@link #saveChecked}).
+ * One audit inflates, and hands git, a bounded amount, in a bounded time, with bounded memory
+ * for git; the rest is named as not audited, and the next audit goes on from there.
  */
 final class ForgedObjects {
 
@@ -55,6 +62,9 @@ final class ForgedObjects {
             + "objects for the names it sends astray; git multi-pack-index verify reports it)";
     static final String FORGED_COMMIT_GRAPH = "commit-graph that does not match the commits (git status and git log "
             + "take trees and parents from it; git commit-graph verify reports it)";
+    static final String CHANGED_PATHS = "commit-graph with changed-path filters, which git commit-graph verify does "
+            + "not check (git log -- <path> and git blame may leave commits out; git commit-graph write --reachable "
+            + "--no-changed-paths writes one without)";
     static final String UNREAD = "(not audited)";
 
     /** What one audit inflates of loose objects at most; later audits check the rest. */
@@ -64,10 +74,17 @@ final class ForgedObjects {
      * a 496 MB pack, takes 30 s); later audits check the rest, as what was checked is kept.
      */
     static final long MAX_GIT_CHECKED_BYTES = 1L << 30;
+    /** The most time one audit gives git; a check that would start past it waits for the next audit. */
+    static final long MAX_GIT_NANOS = TimeUnit.MINUTES.toNanos(2);
     /** git's own time to verify, on top of its reading at the slowest rate expected ({@link #BYTES_PER_SECOND}). */
-    private static final long BASE_TIMEOUT_MILLIS = 30_000;
+    private static final long BASE_TIMEOUT_MILLIS = 10_000;
     private static final long BYTES_PER_SECOND = 8L << 20;
-    private static final int MAX_GIT_OUTPUT = 1 << 20;
+    /** git's address space: this, and twice what it checks (a delta that expands to gigabytes fails instead). */
+    private static final long BASE_GIT_MEMORY = 1L << 30;
+    /** The most loose objects whose names are kept for a commit-graph's check; past it, its check names what it misses. */
+    private static final int MAX_LOOSE_NAMES = 1 << 20;
+    /** A loose object's header: {@code <type> <size>\0}, within this many bytes. */
+    private static final int MAX_HEADER_BYTES = 32;
     /** The lines of git's complaint a finding shows. */
     private static final int SHOWN_LINES = 3;
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
@@ -80,6 +97,11 @@ final class ForgedObjects {
             return new Identity(String.valueOf(stat.get("fileKey")), (Long) stat.get("size"),
                     ((FileTime) stat.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS),
                     ((FileTime) stat.get("ctime")).to(TimeUnit.NANOSECONDS));
+        }
+
+        static Identity of(PinnedFile.Stat stat) {
+            return new Identity(stat.fileKey(), stat.size(), stat.modified().to(TimeUnit.NANOSECONDS),
+                    stat.changed().to(TimeUnit.NANOSECONDS));
         }
 
         static Identity of(OpenedFile opened) {
@@ -168,6 +190,7 @@ final class ForgedObjects {
     private final byte[] out = new byte[64 * 1024];
     private long bytesInflated;
     private long bytesChecked;
+    private long gitNanos;
 
     ForgedObjects(AuditedTree tree, HostGit git) {
         this.tree = tree;
@@ -185,21 +208,33 @@ final class ForgedObjects {
             return;
         }
         boolean writtenBack = KeptResults.writtenBack(objects);
-        tree.audited(objects, () -> looseObjects(objects, sha256, writtenBack));
-        Sealed.Lazy sealed = new Sealed.Lazy(objects, sha256);
-        try {
-            List<Path> packs = new ArrayList<>();
-            tree.audited(objects.resolve("pack"), () -> packs.addAll(packs(objects.resolve("pack"), sha256, sealed, writtenBack)));
-            tree.audited(objects.resolve("pack"), () -> multiPackIndex(objects, packs, sealed, writtenBack));
-            tree.audited(objects.resolve("info"), () -> commitGraph(objects, sealed, writtenBack));
-        } finally {
-            tree.audited(objects, sealed::close);
+        Set<String> loose = new HashSet<>();
+        tree.audited(objects, () -> looseObjects(objects, sha256, writtenBack, loose));
+        try (SealedGit sealed = new SealedGit(git, sha256)) {
+            Checks checks = new Checks(objects, sealed, writtenBack);
+            List<String> packs = new ArrayList<>();
+            tree.audited(objects.resolve("pack"), () -> packs.addAll(packs(objects.resolve("pack"))));
+            for (String pack : packs) {
+                List<String> args = new ArrayList<>(List.of("index-pack"));
+                if (sha256) {
+                    args.add("--object-format=sha256");
+                }
+                args.add("--verify");
+                Path data = objects.resolve(pack + ".pack");
+                tree.audited(data, () -> checks.run(data, FORGED_PACK, List.of(pack + ".pack", pack + ".idx"),
+                        sealedObjects -> concat(args, sealedObjects.resolve(pack + ".pack").toString())));
+            }
+            List<String> packFiles = packs.stream().flatMap(pack -> Stream.of(pack + ".pack", pack + ".idx")).toList();
+            tree.audited(objects.resolve("pack"), () -> multiPackIndex(checks, packFiles));
+            tree.audited(objects.resolve("info"), () -> commitGraph(checks, packFiles, loose, sha256));
+        } catch (IOException e) {
+            tree.notAudited(objects, e);
         }
     }
 
     // Loose objects: objects/<2 hex>/<the rest>, each the zlib stream of "<type> <size>\0<content>".
 
-    private void looseObjects(Path objects, boolean sha256, boolean writtenBack) throws IOException {
+    private void looseObjects(Path objects, boolean sha256, boolean writtenBack, Set<String> loose) throws IOException {
         int restLength = (sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES) * 2 - 2;
         GitIndex.Collector forged = new GitIndex.Collector(FORGED);
         GitIndex.Collector unread = new GitIndex.Collector(UNREAD);
@@ -215,10 +250,12 @@ final class ForgedObjects {
                                 name -> isHex(name.getFileName().toString(), restLength))) {
                     for (Path file : names) {
                         String name = directory.getFileName().toString() + file.getFileName();
-                        byte[] objectName = HEX.parseHex(name);
+                        if (loose.size() < MAX_LOOSE_NAMES) {
+                            loose.add(name);
+                        }
                         try {
                             byte[] hash = looseObjectHash(files, file, sha256, writtenBack);
-                            if (!Arrays.equals(hash, objectName)) {
+                            if (!Arrays.equals(hash, HEX.parseHex(name))) {
                                 forged.add(name.getBytes(StandardCharsets.US_ASCII), hash);
                             }
                         } catch (java.nio.file.NoSuchFileException gone) {
@@ -242,8 +279,7 @@ final class ForgedObjects {
     /** The hash of what the loose object {@code file} holds, kept for its identity. */
     private byte[] looseObjectHash(Workspace files, Path file, boolean sha256, boolean writtenBack) throws IOException {
         long now = KeptResults.now();
-        List<Identity> key = List.of(Identity.of(file));
-        Checked kept = KEPT.get(key, now);
+        Checked kept = KEPT.get(List.of(Identity.of(file)), now);
         if (kept != null) {
             return kept.hash();
         }
@@ -262,170 +298,271 @@ final class ForgedObjects {
     }
 
     /**
-     * The hash of the inflated stream, as git names the object. A stream that does not inflate
-     * (git refuses to read it, so nothing forged comes of it) hashes to nothing: all zeros.
+     * The hash of the inflated stream, as git names the object. What git refuses to read (no
+     * {@code <type> <size>\0} header, a stream that does not inflate or ends early, more than its
+     * header's size) hashes to nothing, all zeros: no name is that. What one audit inflates is
+     * bounded, and a header's size is charged before anything is inflated.
      */
     private byte[] inflatedHash(OpenedFile opened, boolean sha256) throws IOException {
         MessageDigest digest = digest(sha256);
+        byte[] refused = new byte[digest.getDigestLength()];
         Inflater inflater = new Inflater();
         try {
             long position = 0;
+            long expected = -1; // the header's length and size, once read
+            long inflated = 0;
+            byte[] header = new byte[MAX_HEADER_BYTES];
             while (!inflater.finished()) {
                 if (inflater.needsInput()) {
                     int n = opened.channel().read(ByteBuffer.wrap(in), position);
                     if (n <= 0) {
-                        return new byte[digest.getDigestLength()];
+                        return refused;
                     }
                     position += n;
                     inflater.setInput(in, 0, n);
                 }
-                int n = inflater.inflate(out);
+                int n = inflater.inflate(out, 0, expected < 0 ? Math.min(out.length, MAX_HEADER_BYTES - (int) inflated) : out.length);
                 if (n == 0 && inflater.needsDictionary()) {
-                    return new byte[digest.getDigestLength()];
+                    return refused;
                 }
-                bytesInflated += n;
-                if (bytesInflated > MAX_INFLATED_BYTES) {
-                    throw new IOException("past the " + (MAX_INFLATED_BYTES >> 30) + " GiB of objects one audit inflates");
+                if (expected < 0) {
+                    System.arraycopy(out, 0, header, (int) inflated, n);
+                    expected = headerAndSize(header, (int) (inflated + n));
+                    if (expected == -2) {
+                        return refused;
+                    }
+                    if (expected >= 0) {
+                        if (bytesInflated + expected > MAX_INFLATED_BYTES) {
+                            throw new IOException("past the " + (MAX_INFLATED_BYTES >> 30) + " GiB of objects one audit inflates");
+                        }
+                        bytesInflated += expected;
+                    }
+                }
+                inflated += n;
+                if (expected >= 0 && inflated > expected) {
+                    return refused;
                 }
                 digest.update(out, 0, n);
             }
-            return digest.digest();
+            return inflated == expected ? digest.digest() : refused;
         } catch (DataFormatException e) {
-            return new byte[digest.getDigestLength()];
+            return refused;
         } finally {
             inflater.end();
         }
     }
 
-    // Packs, the multi-pack-index and the commit-graph: checked by git, sealed.
-
-    /** Checks each pack git reads (one per {@code .idx} beside its {@code .pack}); returns all their files. */
-    private List<Path> packs(Path pack, boolean sha256, Sealed.Lazy sealed, boolean writtenBack) throws IOException {
-        List<Path> all = new ArrayList<>();
-        if (!Files.isDirectory(pack, NOFOLLOW)) {
-            return all;
+    /**
+     * The length of a loose object's header and content, from the first {@code length} bytes
+     * inflated: -1 when more are needed, -2 when git would not take it ({@code object-file.c}).
+     */
+    static long headerAndSize(byte[] bytes, int length) {
+        for (int i = 0; i < length; i++) {
+            if (bytes[i] == 0) {
+                String header = new String(bytes, 0, i, StandardCharsets.US_ASCII);
+                int space = header.indexOf(' ');
+                if (space < 0 || !Set.of("blob", "tree", "commit", "tag").contains(header.substring(0, space))) {
+                    return -2;
+                }
+                String size = header.substring(space + 1);
+                if (size.isEmpty() || size.length() > 18 || !size.chars().allMatch(c -> c >= '0' && c <= '9')
+                        || size.length() > 1 && size.charAt(0) == '0') {
+                    return -2;
+                }
+                return i + 1 + Long.parseLong(size);
+            }
         }
-        Map<Path, Path> indexes = new TreeMap<>();
+        return length >= MAX_HEADER_BYTES ? -2 : -1;
+    }
+
+    // Packs, the multi-pack-index and the commit-graph: checked by git, sealed, on files held open.
+
+    /** The packs git reads: one per {@code .idx} beside its {@code .pack}, as {@code pack/<name>} without suffix. */
+    private List<String> packs(Path pack) throws IOException {
+        List<String> packs = new ArrayList<>();
+        if (!Files.isDirectory(pack, NOFOLLOW)) {
+            return packs;
+        }
         try (DirectoryStream<Path> names = Files.newDirectoryStream(pack, "*.idx")) {
             for (Path index : names) {
                 String name = index.getFileName().toString();
-                indexes.put(index, pack.resolve(name.substring(0, name.length() - ".idx".length()) + ".pack"));
+                if (name.indexOf('\uFFFD') >= 0) {
+                    tree.add(index, UNREAD, "a name that is not UTF-8: git reads it, the audit cannot");
+                    continue;
+                }
+                String base = name.substring(0, name.length() - ".idx".length());
+                if (Files.exists(pack.resolve(base + ".pack"), NOFOLLOW)) { // git skips an index without its pack
+                    packs.add("pack/" + base);
+                }
             }
         }
-        for (Map.Entry<Path, Path> entry : indexes.entrySet()) {
-            Path data = entry.getValue();
-            if (!Files.exists(data, NOFOLLOW)) {
-                continue; // git skips an index without its pack
-            }
-            List<Path> files = List.of(data, entry.getKey());
-            all.addAll(files);
-            List<String> args = new ArrayList<>(List.of("index-pack"));
-            if (sha256) {
-                args.add("--object-format=sha256");
-            }
-            args.addAll(List.of("--verify", data.toString()));
-            tree.audited(data, () -> check(data, FORGED_PACK, files, args, sealed, writtenBack));
-        }
-        return all;
+        packs.sort(null);
+        return packs;
     }
 
-    /** The multi-pack-index git reads: one file, or a chain of them (git 2.47 on). */
-    private void multiPackIndex(Path objects, List<Path> packs, Sealed.Lazy sealed, boolean writtenBack) throws IOException {
-        List<Path> indexes = oneOrAChain(objects.resolve("pack/multi-pack-index"), objects.resolve("pack/multi-pack-index.d"));
-        if (indexes.isEmpty()) {
-            return;
+    /** The multi-pack-index git reads, one file or a chain (git 2.47 on), checked against the packs it may name. */
+    private void multiPackIndex(Checks checks, List<String> packFiles) throws IOException {
+        List<String> indexes = oneOrAChain(checks.objects, "pack/multi-pack-index", "pack/multi-pack-index.d");
+        if (!indexes.isEmpty()) {
+            checks.run(checks.objects.resolve(indexes.getFirst()), FORGED_MULTI_PACK_INDEX, concat(indexes, packFiles),
+                    sealedObjects -> List.of("multi-pack-index", "--object-dir=" + sealedObjects, "verify", "--no-progress"));
         }
-        List<Path> files = new ArrayList<>(indexes);
-        files.addAll(packs);
-        tree.audited(indexes.getFirst(), () -> check(indexes.getFirst(), FORGED_MULTI_PACK_INDEX, files,
-                List.of("multi-pack-index", "--object-dir=" + objects, "verify", "--no-progress"), sealed, writtenBack));
     }
 
-    /** The commit-graph git reads: one file, or a chain of them. */
-    private void commitGraph(Path objects, Sealed.Lazy sealed, boolean writtenBack) throws IOException {
-        List<Path> graphs = oneOrAChain(objects.resolve("info/commit-graph"), objects.resolve("info/commit-graphs"));
+    /**
+     * The commit-graph git reads (one file, or else a chain), checked against the commits in the
+     * packs and the loose ones it names (read from the files as pinned); changed-path filters in
+     * it are named as such.
+     */
+    private void commitGraph(Checks checks, List<String> packFiles, Set<String> loose, boolean sha256) throws IOException {
+        List<String> graphs = oneOrAChain(checks.objects, "info/commit-graph", "info/commit-graphs");
         if (graphs.isEmpty()) {
             return;
         }
-        check(graphs.getFirst(), FORGED_COMMIT_GRAPH, graphs,
-                List.of("commit-graph", "verify", "--object-dir=" + objects, "--no-progress"), sealed, writtenBack);
+        checks.run(checks.objects.resolve(graphs.getFirst()), FORGED_COMMIT_GRAPH, graphs, pinned -> {
+            List<String> more = new ArrayList<>(packFiles);
+            for (Map.Entry<String, PinnedFile> graph : pinned.entrySet()) {
+                CommitGraphFile read;
+                try (var channel = java.nio.channels.FileChannel.open(graph.getValue().path())) {
+                    read = CommitGraphFile.read(channel, sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES, loose);
+                }
+                if (read != null) {
+                    read.commits().forEach(commit -> more.add(commit.substring(0, 2) + "/" + commit.substring(2)));
+                    if (read.changedPaths()) {
+                        Path file = checks.objects.resolve(graph.getKey());
+                        tree.add(file, CHANGED_PATHS, "the file " + Identity.of(graph.getValue().stat()));
+                    }
+                }
+            }
+            return more;
+        }, sealedObjects -> List.of("commit-graph", "verify", "--object-dir=" + sealedObjects, "--no-progress"));
     }
 
-    /** {@code single} when it exists, then the files of the directory {@code chain}, sorted; the first is the one a finding names. */
-    private static List<Path> oneOrAChain(Path single, Path chain) throws IOException {
-        List<Path> files = new ArrayList<>();
-        if (Files.exists(single, NOFOLLOW)) {
+    /** {@code single} when it exists, then the files of the directory {@code chain}, sorted; names under {@code objects}. */
+    private static List<String> oneOrAChain(Path objects, String single, String chain) throws IOException {
+        List<String> files = new ArrayList<>();
+        if (Files.exists(objects.resolve(single), NOFOLLOW)) {
             files.add(single);
         }
-        if (Files.isDirectory(chain, NOFOLLOW)) {
-            try (var names = Files.list(chain)) {
-                files.addAll(names.sorted().toList());
+        if (Files.isDirectory(objects.resolve(chain), NOFOLLOW)) {
+            try (var names = Files.list(objects.resolve(chain))) {
+                names.map(name -> chain + "/" + name.getFileName()).sorted().forEach(files::add);
             }
         }
         return files;
     }
 
-    /**
-     * Runs git's check {@code args} of {@code files}; what it complains of is a finding about
-     * {@code shown}. Kept for the files' identities, unless one changed while git read them (the
-     * next round checks again; a complaint is reported all the same). A file gone meanwhile is
-     * skipped, as git no longer reads it; one that is not a regular file is a finding instead:
-     * git may follow a link, or wait on a FIFO, that the audit does not hand it.
-     */
-    private void check(Path shown, String key, List<Path> files, List<String> args, Sealed.Lazy sealed, boolean writtenBack)
-            throws IOException {
-        List<Identity> read = identities(files);
-        if (read == null) {
-            return;
-        }
-        long now = KeptResults.now();
-        Checked checked = KEPT.get(read, now);
-        if (checked == null) {
-            long bytes = read.stream().mapToLong(Identity::size).sum();
-            if (bytesChecked + bytes > MAX_GIT_CHECKED_BYTES) {
-                throw new IOException("past the " + (MAX_GIT_CHECKED_BYTES >> 30) + " GiB one audit has git check; "
-                        + "the next audit checks it");
-            }
-            bytesChecked += bytes;
-            Sealed repository = sealed.get();
-            HostGit.Result result = git.run(args, repository.directory(), repository.environment(), new byte[0],
-                    BASE_TIMEOUT_MILLIS + bytes * 1000 / BYTES_PER_SECOND, MAX_GIT_OUTPUT);
-            List<Identity> after = identities(files);
-            if (after == null) {
-                return;
-            }
-            checked = new Checked(null, result.exit() == 0 ? ""
-                    : complaint(result).replace(repository.directory() + "/", "").replace(tree.root + "/", ""));
-            if (read.equals(after)) {
-                long latest = read.stream().mapToLong(Identity::changedNanos).max().orElse(now);
-                KEPT.keep(read, checked, latest, now, writtenBack);
-            }
-        }
-        if (!checked.complaint().isEmpty()) {
-            tree.add(shown, key, checked.complaint());
-        }
+    /** More files to pin, read from those pinned so far. */
+    private interface Pinned {
+        List<String> names(Map<String, PinnedFile> pinned) throws IOException;
     }
 
-    /**
-     * The identities of {@code files}, each a regular file; null when one is gone, or is not a
-     * regular file (a finding).
-     */
-    private List<Identity> identities(List<Path> files) throws IOException {
-        List<Identity> identities = new ArrayList<>();
-        for (Path file : files) {
+    /** The checks git makes of one object directory, within this audit's bounds. */
+    private final class Checks {
+        final Path objects;
+        final SealedGit sealed;
+        final boolean writtenBack;
+
+        Checks(Path objects, SealedGit sealed, boolean writtenBack) {
+            this.objects = objects;
+            this.sealed = sealed;
+            this.writtenBack = writtenBack;
+        }
+
+        /**
+         * Runs git's check {@code args} (made of the sealed object directory) on {@code files},
+         * named under the object directory and held open while git reads them; what git
+         * complains of is a finding about {@code shown}. Kept for the files' identities, unless
+         * one changed while git read it (the next round checks again; a complaint is reported all
+         * the same); a check that ran out of time is a complaint, kept the same way. A file gone
+         * meanwhile is skipped, as git no longer reads it; one that is not a regular file is a
+         * finding instead.
+         */
+        void run(Path shown, String key, List<String> files, Function<Path, List<String>> args) throws IOException {
+            run(shown, key, files, pinned -> List.of(), args);
+        }
+
+        /** As above, with the files {@code more} names once {@code files} are pinned (read from them) pinned too. */
+        void run(Path shown, String key, List<String> files, Pinned more, Function<Path, List<String>> args)
+                throws IOException {
+            Map<String, PinnedFile> pinned = new LinkedHashMap<>();
             try {
-                if (!Files.isRegularFile(file, NOFOLLOW)) {
-                    if (Files.exists(file, NOFOLLOW)) {
-                        tree.add(file, "(not a regular file)", "git may read it, the audit does not: " + AuditedTree.kind(file));
-                    }
-                    return null;
+                if (!pinAll(files, pinned) || !pinAll(more.names(Map.copyOf(pinned)), pinned)) {
+                    return;
                 }
-                identities.add(Identity.of(file));
-            } catch (java.nio.file.NoSuchFileException gone) {
-                return null;
+                List<Identity> read = identities(pinned);
+                long now = KeptResults.now();
+                Checked checked = KEPT.get(read, now);
+                if (checked == null) {
+                    long bytes = read.stream().mapToLong(Identity::size).sum();
+                    if (bytesChecked + bytes > MAX_GIT_CHECKED_BYTES || gitNanos >= MAX_GIT_NANOS) {
+                        throw new IOException("past the " + (MAX_GIT_CHECKED_BYTES >> 30) + " GiB or "
+                                + TimeUnit.NANOSECONDS.toMinutes(MAX_GIT_NANOS) + " minutes one audit has git check; "
+                                + "the next audit goes on");
+                    }
+                    bytesChecked += bytes;
+                    long started = System.nanoTime();
+                    String complaint;
+                    try {
+                        HostGit.Result result = sealed.run(pinned, args, BASE_TIMEOUT_MILLIS + bytes * 1000 / BYTES_PER_SECOND,
+                                BASE_GIT_MEMORY + 2 * bytes);
+                        complaint = result.exit() == 0 ? "" : complaint(result);
+                    } catch (HostGit.TimedOut e) {
+                        complaint = "not verified: " + e.getMessage();
+                    } finally {
+                        gitNanos += System.nanoTime() - started;
+                    }
+                    checked = new Checked(null, complaint.replace(sealed.objectsPrefix(), "").replace(tree.root + "/", ""));
+                    if (read.equals(identities(pinned))) {
+                        long latest = read.stream().mapToLong(Identity::changedNanos).max().orElse(now);
+                        KEPT.keep(read, checked, latest, now, writtenBack);
+                    }
+                }
+                if (!checked.complaint().isEmpty()) {
+                    tree.add(shown, key, checked.complaint());
+                }
+            } finally {
+                pinned.values().forEach(PinnedFile::close);
             }
         }
-        return identities;
+
+        /** Pins each of {@code names}; false when one is gone or not a regular file. */
+        private boolean pinAll(List<String> names, Map<String, PinnedFile> pinned) throws IOException {
+            for (String name : names) {
+                PinnedFile pin = pin(objects.resolve(name));
+                if (pin == null) {
+                    return false;
+                }
+                pinned.put(name, pin);
+            }
+            return true;
+        }
+
+        /** The file held open; null when it is gone, or is not a regular file (a finding: git may wait on a FIFO). */
+        private PinnedFile pin(Path file) throws IOException {
+            try {
+                return tree.files.pinFile(tree.relative(file));
+            } catch (WorkspaceException e) {
+                switch (e.reason()) {
+                    case NOT_FOUND -> {
+                        return null;
+                    }
+                    case NOT_A_REGULAR_FILE, IS_DIRECTORY -> {
+                        tree.add(file, "(not a regular file)", "git may read it, the audit does not: " + AuditedTree.kind(file));
+                        return null;
+                    }
+                    default -> throw e;
+                }
+            }
+        }
+
+        private static List<Identity> identities(Map<String, PinnedFile> pinned) throws IOException {
+            List<Identity> identities = new ArrayList<>();
+            for (PinnedFile pin : pinned.values()) {
+                identities.add(Identity.of(pin.stat()));
+            }
+            return identities;
+        }
     }
 
     /** The first lines git printed, its progress left out. */
@@ -437,6 +574,21 @@ final class ForgedObjects {
             }
         }
         return lines.isEmpty() ? "git exited with " + result.exit() : String.join("; ", lines).replace('\t', ' ');
+    }
+
+    @SafeVarargs
+    private static <T> List<T> concat(List<T>... lists) {
+        List<T> all = new ArrayList<>();
+        for (List<T> list : lists) {
+            all.addAll(list);
+        }
+        return all;
+    }
+
+    private static List<String> concat(List<String> list, String last) {
+        List<String> all = new ArrayList<>(list);
+        all.add(last);
+        return all;
     }
 
     private static String reason(IOException e) {
@@ -466,72 +618,6 @@ final class ForgedObjects {
             return MessageDigest.getInstance(sha256 ? "SHA-256" : "SHA-1");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * An empty repository of the audit's own (its object format the audited one's), whose only
-     * alternate is the audited object directory: git run in it reads those objects and nothing
-     * else of the audited repository. Removed when closed.
-     */
-    record Sealed(Path directory, Path gitDirectory) implements AutoCloseable {
-
-        static Sealed create(Path objects, boolean sha256) throws IOException {
-            String alternate = objects.toRealPath().toString();
-            if (alternate.contains("\n") || alternate.startsWith("\"")) {
-                throw new IOException("a path git cannot take as an alternate");
-            }
-            Path directory = Files.createTempDirectory("sandbox-mcp-audit-");
-            Path gitDirectory = directory.resolve("sealed.git");
-            Files.createDirectories(gitDirectory.resolve("objects/info"));
-            Files.createDirectories(gitDirectory.resolve("refs"));
-            Files.writeString(gitDirectory.resolve("HEAD"), "ref: refs/heads/sealed\n");
-            Files.writeString(gitDirectory.resolve("config"), "[core]\n\trepositoryformatversion = 1\n\tbare = true\n"
-                    + "[extensions]\n\tobjectformat = " + (sha256 ? "sha256" : "sha1") + "\n");
-            Files.writeString(gitDirectory.resolve("objects/info/alternates"), alternate + "\n");
-            return new Sealed(directory, gitDirectory);
-        }
-
-        /** Made when first needed: most rounds check nothing with git. */
-        static final class Lazy implements AutoCloseable {
-            private final Path objects;
-            private final boolean sha256;
-            private Sealed made;
-
-            Lazy(Path objects, boolean sha256) {
-                this.objects = objects;
-                this.sha256 = sha256;
-            }
-
-            Sealed get() throws IOException {
-                if (made == null) {
-                    made = create(objects, sha256);
-                }
-                return made;
-            }
-
-            @Override
-            public void close() throws IOException {
-                if (made != null) {
-                    made.close();
-                }
-            }
-        }
-
-        Map<String, String> environment() {
-            Map<String, String> environment = new java.util.HashMap<>(HostGit.ISOLATED);
-            environment.put("GIT_DIR", gitDirectory.toString());
-            environment.put("HOME", directory.toString());
-            return environment;
-        }
-
-        @Override
-        public void close() throws IOException {
-            try (var walk = Files.walk(directory)) {
-                for (Path path : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(path);
-                }
-            }
         }
     }
 }

@@ -35,9 +35,11 @@ final class HiddenChanges {
             "info/exclude", "exclude patterns (git status does not show new files they match)",
             "info/attributes", "attributes (they change how git diff shows and compares files)",
             "info/grafts", "grafts (git log and git diff show these commits with other parents)",
-            "shallow", "shallow commits (git log stops at these commits and shows none before them)",
-            "objects/info/alternates", "alternates (git reads the objects it does not hold from these directories, "
-                    + "which the audit does not check)");
+            "shallow", "shallow commits (git log stops at these commits and shows none before them)");
+    /** Where git takes every byte of every line (no comment, no blank line, no space trimmed), and what it does with them. */
+    private static final String ALTERNATES = "objects/info/alternates";
+    private static final String ALTERNATES_EFFECT = "alternates (git reads the objects it does not hold from these "
+            + "directories, which the audit does not check; a line of one space names objects/ /)";
 
     /**
      * The work trees whose files are compared with the index ({@link UnseenEdits}), as its configs
@@ -102,6 +104,7 @@ final class HiddenChanges {
         tree.audited(dir.resolve(PACKED_REFS), () -> packedReplaceRefs(dir.resolve(PACKED_REFS)));
         VIEW_FILES.forEach((name, effect) -> tree.audited(dir.resolve(name), () -> viewFile(dir.resolve(name),
                 effect)));
+        tree.audited(dir.resolve(ALTERNATES), () -> alternates(dir.resolve(ALTERNATES)));
     }
 
     /** Reports the flags of {@code index}, handing its entries to {@code entries}; returns its link (null: none, or not read). */
@@ -211,6 +214,21 @@ final class HiddenChanges {
     }
 
     /** A file of lines that changes what git shows: a finding, with its digest, when any line is more than a comment. */
+    /** Any byte at all: git takes each line whole as a directory to read objects from. */
+    private void alternates(Path file) throws IOException {
+        if (Files.isSymbolicLink(file)) {
+            tree.add(file, ALTERNATES_EFFECT + ", a symbolic link", Files.readSymbolicLink(file).toString());
+            return;
+        }
+        byte[] content = Files.exists(file, NOFOLLOW) ? tree.readSmall(file) : null;
+        if (content != null && content.length > 0) {
+            List<String> lines = new String(content, StandardCharsets.UTF_8).lines().map(line -> "'" + line + "'").toList();
+            String shown = String.join(", ", lines.subList(0, Math.min(GitIndex.SHOWN, lines.size())))
+                    + (lines.size() > GitIndex.SHOWN ? ", ..." : "");
+            tree.add(file, ALTERNATES_EFFECT, shown + "; " + AuditedTree.sha256(content));
+        }
+    }
+
     private void viewFile(Path file, String effect) throws IOException {
         if (!Files.exists(file, NOFOLLOW)) {
             return;

@@ -23,6 +23,13 @@ final class HostGit {
     record Result(int exit, String stdout, String stderr) {
     }
 
+    /** git did not end within its deadline, and was killed. */
+    static final class TimedOut extends IOException {
+        TimedOut(String message) {
+            super(message);
+        }
+    }
+
     /** Neither the system's nor the user's configuration. */
     static final Map<String, String> ISOLATED = Map.of("GIT_CONFIG_NOSYSTEM", "1", "GIT_CONFIG_GLOBAL", "/dev/null");
     private static final int MAX_STDERR_BYTES = 64 * 1024;
@@ -35,12 +42,22 @@ final class HostGit {
 
     /**
      * Runs git {@code args} from {@code directory} with {@code environment} added, {@code stdin}
-     * on its standard input. An output longer than {@code maxStdout} bytes, a deadline passed or
-     * a git that cannot start is an {@link IOException} that says so.
+     * on its standard input. An output longer than {@code maxStdout} bytes, a deadline passed
+     * ({@link TimedOut}) or a git that cannot start is an {@link IOException} that says so.
      */
     Result run(List<String> args, Path directory, Map<String, String> environment, byte[] stdin, long timeoutMillis,
             int maxStdout) throws IOException {
-        List<String> command = new ArrayList<>(List.of(git));
+        return run(args, directory, environment, stdin, timeoutMillis, maxStdout, 0);
+    }
+
+    /** As above, with at most {@code maxMemoryBytes} of address space for git (0: no bound), set by the shell's ulimit. */
+    Result run(List<String> args, Path directory, Map<String, String> environment, byte[] stdin, long timeoutMillis,
+            int maxStdout, long maxMemoryBytes) throws IOException {
+        List<String> command = new ArrayList<>();
+        if (maxMemoryBytes > 0) {
+            command.addAll(List.of("/bin/sh", "-c", "ulimit -v \"$0\" && exec \"$@\"", String.valueOf(maxMemoryBytes / 1024)));
+        }
+        command.add(git);
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile());
         Map<String, String> env = builder.environment();
@@ -68,7 +85,7 @@ final class HostGit {
         Thread err = Thread.ofVirtual().start(() -> drain(process.getErrorStream(), stderr, MAX_STDERR_BYTES));
         try {
             if (!process.waitFor(remaining(deadline), TimeUnit.NANOSECONDS)) {
-                throw new IOException(what + " took more than " + timeoutMillis + " ms; killed");
+                throw new TimedOut(what + " took more than " + timeoutMillis + " ms; killed");
             }
             for (Thread thread : List.of(writer, out, err)) {
                 if (!thread.join(java.time.Duration.ofNanos(Math.max(1, remaining(deadline))))) {

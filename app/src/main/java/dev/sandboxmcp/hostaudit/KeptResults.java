@@ -18,11 +18,11 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  * <li>within the last {@link #SETTLED_NANOS}: not kept (a time may not have moved yet at its granularity);
  * <li>before the write-back window ({@link #WRITEBACK_WINDOW_NANOS}), on a file system that writes
- * pages back (not tmpfs, whose pages are never clean): kept while the file stays as it is;
+ * pages back (not tmpfs or ramfs, whose pages are never clean): kept while the file stays as it is;
  * <li>otherwise: for {@link #KEPT_NANOS}.
  * </ul>
- * At most {@code max} are kept; beyond that, what expired is dropped at most twice a minute, and
- * then nothing more is kept (it is computed again each round).
+ * At most {@code max} are kept; beyond that, what expired or went unused for a minute is dropped
+ * at most twice a minute, and then nothing more is kept (it is computed again each round).
  */
 final class KeptResults<K, V> {
 
@@ -37,11 +37,18 @@ final class KeptResults<K, V> {
         final long until;
         /** Looked up or kept since {@link #lastingInUse} was last called. */
         volatile boolean used;
+        /** When it was last looked up or kept: what no round uses any more is dropped once the bound is reached. */
+        volatile long lastUsed;
 
-        Kept(V value, long until, boolean used) {
+        Kept(V value, long until, boolean used, long lastUsed) {
             this.value = value;
             this.until = until;
             this.used = used;
+            this.lastUsed = lastUsed;
+        }
+
+        boolean stale(long now) {
+            return now >= until || now - lastUsed >= KEPT_NANOS;
         }
     }
 
@@ -60,6 +67,7 @@ final class KeptResults<K, V> {
             return null;
         }
         found.used = true;
+        found.lastUsed = now;
         return found.value;
     }
 
@@ -75,17 +83,17 @@ final class KeptResults<K, V> {
         long until = writtenBack && age >= WRITEBACK_WINDOW_NANOS ? Long.MAX_VALUE : now + KEPT_NANOS;
         if (kept.size() >= max && now - lastSwept >= KEPT_NANOS / 2) {
             lastSwept = now;
-            kept.values().removeIf(old -> now >= old.until);
+            kept.values().removeIf(old -> old.stale(now));
         }
         if (kept.size() < max) {
-            kept.put(key, new Kept<>(value, until, true));
+            kept.put(key, new Kept<>(value, until, true, now));
         }
     }
 
     /** Keeps {@code value}, read back from where an earlier audit saved it, for as long as its files stay. */
     void keepLasting(K key, V value) {
         if (kept.size() < max) {
-            kept.putIfAbsent(key, new Kept<>(value, Long.MAX_VALUE, false));
+            kept.putIfAbsent(key, new Kept<>(value, Long.MAX_VALUE, false, now()));
         }
     }
 
@@ -109,7 +117,8 @@ final class KeptResults<K, V> {
     /** Whether pages written to files at {@code path} are written back (and made clean) by the kernel. */
     static boolean writtenBack(Path path) {
         try {
-            return !Files.getFileStore(path).type().equals("tmpfs");
+            String type = Files.getFileStore(path).type();
+            return !type.equals("tmpfs") && !type.equals("ramfs");
         } catch (IOException e) {
             return false;
         }
@@ -118,10 +127,12 @@ final class KeptResults<K, V> {
     /** Twice the time a dirty page may wait to be written back, at least two minutes; unknown: never past it. */
     private static long writebackWindow() {
         try {
-            long centiseconds = 0;
-            for (String name : new String[] {"dirty_expire_centisecs", "dirty_writeback_centisecs"}) {
-                centiseconds += Long.parseLong(Files.readString(Path.of("/proc/sys/vm", name)).strip());
+            long expire = Long.parseLong(Files.readString(Path.of("/proc/sys/vm/dirty_expire_centisecs")).strip());
+            long writeback = Long.parseLong(Files.readString(Path.of("/proc/sys/vm/dirty_writeback_centisecs")).strip());
+            if (writeback <= 0) {
+                return Long.MAX_VALUE; // no periodic write-back: a dirty page may stay dirty for good
             }
+            long centiseconds = Math.addExact(expire, writeback);
             return Math.max(MIN_WRITEBACK_WINDOW_NANOS, 2 * TimeUnit.MILLISECONDS.toNanos(10 * centiseconds));
         } catch (IOException | NumberFormatException | ArithmeticException e) {
             return Long.MAX_VALUE;

@@ -269,6 +269,19 @@ final class Walk implements AutoCloseable {
         }
 
         /** Opens the target for reading like {@link #open}, with what its descriptor says it is. */
+        /** Holds the regular file open ({@link PinnedFile}); the caller closes it. */
+        PinnedFile pin() throws IOException {
+            int fd = OpenAt.open(dir.fd(), name, Access.READ);
+            PinnedFile pinned = new PinnedFile(fd);
+            try {
+                requireRegularFile(op, requested, Files.readAttributes(OpenAt.path(fd), BasicFileAttributes.class));
+                return pinned;
+            } catch (IOException | RuntimeException e) {
+                pinned.close();
+                throw e;
+            }
+        }
+
         OpenedFile openVersion() throws IOException {
             int fd = OpenAt.open(dir.fd(), name, Access.READ);
             try {

@@ -103,12 +103,29 @@ public final class Workspace implements Closeable {
 
     /** Opens a regular file for reading at any position, with its identity, size and modification time. */
     public OpenedFile openFileVersion(String name) throws IOException {
+        return openRegular(name, Walk.Target::openVersion);
+    }
+
+    /**
+     * Holds the regular file {@code name} open for another program of this user to read exactly
+     * it ({@link PinnedFile}); the caller closes it.
+     */
+    public PinnedFile pinFile(String name) throws IOException {
+        return openRegular(name, Walk.Target::pin);
+    }
+
+    private interface Opening<T> {
+        T open(Walk.Target target) throws IOException;
+    }
+
+    /** Walks to the regular file {@code name} and opens it as {@code opening} says. */
+    private <T> T openRegular(String name, Opening<T> opening) throws IOException {
         try (Walk walk = walk(Op.READ, name)) {
             Walk.Target target = walk.requireFinalName();
             BasicFileAttributes attrs = target.attributes()
                     .orElseThrow(() -> new WorkspaceException(Op.READ, name, new NotFound()));
             Walk.requireRegularFile(Op.READ, name, attrs);
-            return target.openVersion();
+            return opening.open(target);
         } catch (FileSystemException e) {
             throw WorkspaceException.of(Op.READ, name, e);
         }

@@ -208,6 +208,82 @@ class ForgedObjectsTest {
         });
     }
 
+    /** git takes a line of one space as the directory "objects/ /": no line is a comment or blank to git. */
+    @Test
+    void anAlternateThatLooksBlankIsNamed() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        String blob = git(repo, "rev-parse", "HEAD:Makefile").strip();
+        Path hidden = Files.createDirectories(repo.resolve(".git/objects/ /" + blob.substring(0, 2)));
+        Path object = repo.resolve(".git/objects/" + blob.substring(0, 2) + "/" + blob.substring(2));
+        Files.move(object, hidden.resolve(blob.substring(2)));
+        writeLooseObject(repo.resolve(".git/objects/ "), blob, "blob", EVIL.getBytes(StandardCharsets.UTF_8));
+        Files.writeString(repo.resolve(".git/objects/info/alternates"), " \n");
+        assertThat(git(repo, "status", "--porcelain")).isEmpty();
+        assertThat(git(repo, "show", "HEAD:Makefile")).as("git reads the forgery from objects/ /").isEqualTo(EVIL);
+
+        assertThat(about(audit(repo.getParent()), "alternates (git reads")).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).startsWith("' '; sha256 "));
+    }
+
+    /** git commit-graph verify does not read the filters git log -- <path> trusts to skip commits. */
+    @Test
+    void changedPathFiltersAreNamed() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        git(repo, "commit-graph", "write", "--reachable", "--changed-paths");
+
+        assertThat(audit(repo.getParent())).singleElement().satisfies(finding -> {
+            assertThat(finding.file()).isEqualTo("repo/.git/objects/info/commit-graph");
+            assertThat(finding.key()).isEqualTo(ForgedObjects.CHANGED_PATHS);
+        });
+    }
+
+    /** A loose object git would refuse (no header) is not inflated past its header: named, not read to its end. */
+    @Test
+    void aLooseObjectWithoutAHeaderIsNamed() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        String blob = git(repo, "rev-parse", "HEAD:Makefile").strip();
+        Path object = repo.resolve(".git/objects/" + blob.substring(0, 2) + "/" + blob.substring(2));
+        ByteArrayOutputStream deflated = new ByteArrayOutputStream();
+        try (DeflaterOutputStream out = new DeflaterOutputStream(deflated, new Deflater(9))) {
+            byte[] zeros = new byte[1 << 20];
+            for (int i = 0; i < 256; i++) {
+                out.write(zeros); // 256 MiB of no header
+            }
+        }
+        rewrite(object, deflated.toByteArray());
+
+        assertThat(about(audit(repo.getParent()), ForgedObjects.FORGED)).singleElement()
+                .satisfies(finding -> assertThat(finding.command()).startsWith("1 file: " + blob + ";"));
+    }
+
+    /**
+     * A pack of a kilobyte whose delta expands to 2 GiB: git checks it with bounded memory, fails,
+     * and the failure is the finding.
+     */
+    @Test
+    void aDeltaThatExpandsToGigabytesFailsWithinGitsMemoryAndIsNamed() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        Path pack = repo.resolve(".git/objects/pack");
+        String name = writeDeltaBomb(pack);
+
+        assertThat(about(audit(repo.getParent()), ForgedObjects.FORGED_PACK)).singleElement().satisfies(finding -> {
+            assertThat(finding.file()).isEqualTo("repo/.git/objects/pack/" + name + ".pack");
+            assertThat(finding.command()).containsIgnoringCase("memory");
+        });
+    }
+
+    @Test
+    void aPackWhoseNameIsNotUtf8IsNamedAsNotAudited() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        Path pack = Files.createDirectories(repo.resolve(".git/objects/pack"));
+        Process touch = new ProcessBuilder("sh", "-c", "touch \"$(printf 'pack-\\377.idx')\" \"$(printf 'pack-\\377.pack')\"")
+                .directory(pack.toFile()).start();
+        assertThat(touch.waitFor(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(about(audit(repo.getParent()), "not UTF-8")).singleElement()
+                .satisfies(finding -> assertThat(finding.key()).isEqualTo(ForgedObjects.UNREAD));
+    }
+
     @Test
     void aFifoInPlaceOfAGraphIsNamedAndNotWaitedOn() throws Exception {
         Path repo = repository(temp, "sha1", 3);
@@ -236,7 +312,9 @@ class ForgedObjectsTest {
 
     /** Replaces the loose object {@code name} with {@code content} of {@code type}, as a command can. */
     private static void writeLooseObject(Path repo, String name, String type, byte[] content) throws Exception {
-        Path object = repo.resolve(".git/objects/" + name.substring(0, 2) + "/" + name.substring(2));
+        Path objects = Files.isDirectory(repo.resolve(".git")) ? repo.resolve(".git/objects") : repo;
+        Path object = objects.resolve(name.substring(0, 2) + "/" + name.substring(2));
+        Files.createDirectories(object.getParent());
         ByteArrayOutputStream deflated = new ByteArrayOutputStream();
         try (DeflaterOutputStream out = new DeflaterOutputStream(deflated)) {
             out.write((type + " " + content.length + "\0").getBytes(StandardCharsets.US_ASCII));
@@ -308,6 +386,94 @@ class ForgedObjectsTest {
         Files.write(directory.resolve(name + ".pack"), pack.toByteArray());
         Files.write(directory.resolve(name + ".idx"), index.array());
         return name;
+    }
+
+    /**
+     * A pack of two objects: a blob of 1 MiB of zeros, and a delta on it that copies it 2,048
+     * times (2 GiB); its index names them with made-up names (git checks those only after it has
+     * resolved every delta).
+     */
+    private static String writeDeltaBomb(Path directory) throws Exception {
+        ByteArrayOutputStream delta = new ByteArrayOutputStream();
+        writeSize(delta, 1 << 20);
+        writeSize(delta, 2048L << 20);
+        for (int i = 0; i < 2048; i++) {
+            delta.write(0x80 | 0x40); // copy from offset 0, size byte 2 only
+            delta.write(0x10); // 0x10 << 16: 1 MiB
+        }
+        ByteArrayOutputStream pack = new ByteArrayOutputStream();
+        pack.write("PACK".getBytes(StandardCharsets.US_ASCII));
+        pack.write(ByteBuffer.allocate(8).putInt(2).putInt(2).array());
+        long base = pack.size();
+        pack.write(entry(3, 1 << 20, deflate(new byte[1 << 20])));
+        long deltaAt = pack.size();
+        ByteArrayOutputStream offset = new ByteArrayOutputStream();
+        long distance = deltaAt - base;
+        offset.write((int) (distance & 0x7f));
+        for (distance >>>= 7; distance != 0; distance >>>= 7) {
+            distance--;
+            offset.write((int) (0x80 | (distance & 0x7f)));
+        }
+        byte[] reversed = offset.toByteArray();
+        for (int i = 0; i < reversed.length / 2; i++) {
+            byte b = reversed[i];
+            reversed[i] = reversed[reversed.length - 1 - i];
+            reversed[reversed.length - 1 - i] = b;
+        }
+        ByteArrayOutputStream deltaEntry = new ByteArrayOutputStream();
+        deltaEntry.write(entry(6, delta.size(), new byte[0]));
+        deltaEntry.write(reversed);
+        deltaEntry.write(deflate(delta.toByteArray()));
+        pack.write(deltaEntry.toByteArray());
+        byte[] checksum = MessageDigest.getInstance("SHA-1").digest(pack.toByteArray());
+        pack.write(checksum);
+
+        ByteBuffer index = ByteBuffer.allocate(8 + 256 * 4 + 2 * 28 + 40);
+        index.putInt(0xff744f63).putInt(2);
+        byte[] first = new byte[20];
+        byte[] second = new byte[20];
+        first[0] = 0x10;
+        second[0] = 0x20;
+        for (int b = 0; b < 256; b++) {
+            index.putInt(b < 0x10 ? 0 : b < 0x20 ? 1 : 2);
+        }
+        index.put(first).put(second).putInt(0).putInt(0).putInt((int) base).putInt((int) deltaAt).put(checksum);
+        index.put(MessageDigest.getInstance("SHA-1").digest(Arrays.copyOf(index.array(), index.position())));
+        String name = "pack-" + HEX.formatHex(checksum);
+        Files.write(directory.resolve(name + ".pack"), pack.toByteArray());
+        Files.write(directory.resolve(name + ".idx"), index.array());
+        return name;
+    }
+
+    /** A pack entry's type and size header, then {@code data}. */
+    private static byte[] entry(int type, long size, byte[] data) {
+        ByteArrayOutputStream entry = new ByteArrayOutputStream();
+        int first = (type << 4) | (int) (size & 15);
+        for (size >>>= 4; size != 0; size >>>= 7) {
+            entry.write(first | 0x80);
+            first = (int) (size & 0x7f);
+        }
+        entry.write(first);
+        entry.writeBytes(data);
+        return entry.toByteArray();
+    }
+
+    /** A delta's size: seven bits a byte, least significant first. */
+    private static void writeSize(ByteArrayOutputStream out, long size) {
+        long left = size;
+        while (left >= 0x80) {
+            out.write((int) (0x80 | (left & 0x7f)));
+            left >>>= 7;
+        }
+        out.write((int) left);
+    }
+
+    private static byte[] deflate(byte[] bytes) throws Exception {
+        ByteArrayOutputStream deflated = new ByteArrayOutputStream();
+        try (DeflaterOutputStream out = new DeflaterOutputStream(deflated)) {
+            out.write(bytes);
+        }
+        return deflated.toByteArray();
     }
 
     /** The chunk table of a multi-pack-index or commit-graph (SHA-1 names). */

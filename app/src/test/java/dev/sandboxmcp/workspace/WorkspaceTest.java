@@ -354,6 +354,25 @@ class WorkspaceTest {
         assertThat(reasonOf(() -> workspace.resolveDirectory("nope"))).isEqualTo(NOT_FOUND);
     }
 
+    /** Another program reads the pinned file, not whatever its name leads to by then. */
+    @Test
+    void aPinnedFileIsTheOneOpenedWhateverItsNameBecomes() throws Exception {
+        try (PinnedFile pinned = workspace.pinFile("hello.txt")) {
+            PinnedFile.Stat before = pinned.stat();
+            Path other = Files.writeString(root.resolve("other.txt"), "another file");
+            Files.move(other, root.resolve("hello.txt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Process cat = new ProcessBuilder("cat", pinned.path().toString()).start();
+            assertThat(new String(cat.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("hello");
+            assertThat(cat.waitFor()).isZero();
+            assertThat(pinned.stat().fileKey()).isEqualTo(before.fileKey());
+            assertThat(pinned.stat().changed()).as("unlinked since: its change time moved").isNotEqualTo(before.changed());
+        }
+        FifoSwapper.mkfifo(root.resolve("pipe"));
+        assertThat(reasonOf(() -> workspace.pinFile("pipe"))).isEqualTo(NOT_A_REGULAR_FILE);
+        Files.createSymbolicLink(root.resolve("out"), Path.of("../outside"));
+        assertThat(reasonOf(() -> workspace.pinFile("out"))).isEqualTo(ESCAPES_WORKSPACE);
+    }
+
     @Test
     void aSubtreeIsOpenedInsideAndCannotBeLeftEither() throws IOException {
         Files.createSymbolicLink(root.resolve("src/main/up"), Path.of("../../hello.txt"));
