@@ -52,6 +52,8 @@ final class AuditedTree {
             notAudited(path, e);
         } catch (java.nio.file.DirectoryIteratorException e) {
             notAudited(path, e.getCause());
+        } catch (InvalidPathException e) {
+            notAudited(path, new IOException("a name this system's encoding cannot hold: " + e.getMessage()));
         }
     }
 

@@ -13,8 +13,8 @@ import java.util.Set;
  * ({@code CGPH}, version, hash version, the number of chunks, of base graphs), a table of chunks
  * (a 4-byte id and an 8-byte offset each, then a terminating entry), and among the chunks the
  * sorted commit names ({@code OIDL}) and the changed-path filters ({@code BIDX}, {@code BDAT}),
- * which {@code git commit-graph verify} does not check. A file that does not parse is not read
- * (git ignores such a file too; its verify says why).
+ * which {@code git commit-graph verify} does not check. A file without the signature is not read
+ * (git ignores it too; its verify says why); the filters are named from the table alone.
  */
 record CommitGraphFile(List<String> commits, boolean changedPaths) {
 
@@ -51,9 +51,10 @@ record CommitGraphFile(List<String> commits, boolean changedPaths) {
                 commitsEnd = table.getLong((i + 1) * CHUNK_ENTRY_BYTES + 4);
             }
         }
-        if (commitsAt < 0 || commitsEnd < commitsAt || commitsEnd > size || (commitsEnd - commitsAt) % hashBytes != 0) {
-            return null;
+        if (commitsAt < 0 || commitsEnd < commitsAt || commitsEnd > size) {
+            return new CommitGraphFile(List.of(), changedPaths);
         }
+        commitsEnd -= (commitsEnd - commitsAt) % hashBytes; // git rounds the number of commits down, and reads on
         List<String> found = new ArrayList<>();
         HexFormat hex = HexFormat.of();
         ByteBuffer names = ByteBuffer.allocate(hashBytes * 4096);

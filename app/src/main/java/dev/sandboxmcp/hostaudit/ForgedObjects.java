@@ -16,15 +16,16 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.stream.Stream;
-import java.util.function.Function;
-import java.util.Set;
-import java.util.LinkedHashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
@@ -79,12 +80,17 @@ final class ForgedObjects {
     /** git's own time to verify, on top of its reading at the slowest rate expected ({@link #BYTES_PER_SECOND}). */
     private static final long BASE_TIMEOUT_MILLIS = 10_000;
     private static final long BYTES_PER_SECOND = 8L << 20;
-    /** git's address space: this, and twice what it checks (a delta that expands to gigabytes fails instead). */
-    private static final long BASE_GIT_MEMORY = 1L << 30;
+    /** git's address space: this, and twice what it checks (a delta that expands further fails instead). */
+    private static final long BASE_GIT_MEMORY = 4L << 30;
     /** The most loose objects whose names are kept for a commit-graph's check; past it, its check names what it misses. */
     private static final int MAX_LOOSE_NAMES = 1 << 20;
     /** A loose object's header: {@code <type> <size>\0}, within this many bytes. */
     private static final int MAX_HEADER_BYTES = 32;
+    private static final String LOOSE = "loose";
+    /** The most loose commits a commit-graph's check holds open at once. */
+    private static final int MAX_LOOSE_COMMITS = 50_000;
+    /** Which pack an audit checks first: each in turn, so that one too large for the bounds is checked in some audit. */
+    private static final java.util.concurrent.atomic.AtomicInteger ROTATION = new java.util.concurrent.atomic.AtomicInteger();
     /** The lines of git's complaint a finding shows. */
     private static final int SHOWN_LINES = 3;
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
@@ -128,8 +134,12 @@ final class ForgedObjects {
     private record Checked(byte[] hash, String complaint) {
     }
 
+    /** What was checked: the kind of check ({@code loose}, or git's command) and the files it read. */
+    private record Key(String kind, List<Identity> files) {
+    }
+
     /** Loose objects (one identity) and git's checks (the identities of every file it read), kept between rounds. */
-    private static final KeptResults<List<Identity>, Checked> KEPT = new KeptResults<>(200_000);
+    private static final KeptResults<Key, Checked> KEPT = new KeptResults<>(200_000);
 
     /** Where what was checked is saved for the tree whose baseline is {@code baselineFile}: beside it. */
     static Path checkedFile(Path baselineFile) {
@@ -148,11 +158,12 @@ final class ForgedObjects {
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             String[] fields = line.split("\t", -1);
             try {
-                if (fields.length != 3) {
+                if (fields.length != 4) {
                     continue;
                 }
-                List<Identity> read = Arrays.stream(fields[0].split(" ")).map(Identity::parse).toList();
-                KEPT.keepLasting(read, new Checked(fields[1].equals("-") ? null : HEX.parseHex(fields[1]), fields[2]));
+                List<Identity> read = Arrays.stream(fields[1].split(" ")).map(Identity::parse).toList();
+                KEPT.keepLasting(new Key(fields[0], read),
+                        new Checked(fields[2].equals("-") ? null : HEX.parseHex(fields[2]), fields[3]));
             } catch (IllegalArgumentException unreadable) {
                 // checked again
             }
@@ -165,8 +176,8 @@ final class ForgedObjects {
      */
     static void saveChecked(Path file) throws IOException {
         StringBuilder text = new StringBuilder();
-        KEPT.lastingInUse().forEach((read, checked) -> text
-                .append(String.join(" ", read.stream().map(Identity::toString).toList())).append('\t')
+        KEPT.lastingInUse().forEach((key, checked) -> text.append(key.kind()).append('\t')
+                .append(String.join(" ", key.files().stream().map(Identity::toString).toList())).append('\t')
                 .append(checked.hash() == null ? "-" : HEX.formatHex(checked.hash())).append('\t')
                 .append(checked.complaint()).append('\n'));
         if (text.isEmpty() && !Files.exists(file, NOFOLLOW)) {
@@ -211,82 +222,149 @@ final class ForgedObjects {
         Set<String> loose = new HashSet<>();
         tree.audited(objects, () -> looseObjects(objects, sha256, writtenBack, loose));
         try (SealedGit sealed = new SealedGit(git, sha256)) {
-            Checks checks = new Checks(objects, sealed, writtenBack);
-            List<String> packs = new ArrayList<>();
-            tree.audited(objects.resolve("pack"), () -> packs.addAll(packs(objects.resolve("pack"))));
-            for (String pack : packs) {
-                List<String> args = new ArrayList<>(List.of("index-pack"));
-                if (sha256) {
-                    args.add("--object-format=sha256");
+            Checks checks = new Checks(objects, sealed, writtenBack, sha256);
+            List<String> changed = List.of();
+            for (int attempt = 0; attempt < 2; attempt++) {
+                checks.vanished.clear();
+                Map<String, String> before = stamps(objects);
+                gitChecks(checks, loose);
+                Map<String, String> after = stamps(objects);
+                changed = after.keySet().stream().filter(dir -> !after.get(dir).equals(before.get(dir))).toList();
+                if (checks.vanished.isEmpty() && changed.isEmpty()) {
+                    return;
                 }
-                args.add("--verify");
-                Path data = objects.resolve(pack + ".pack");
-                tree.audited(data, () -> checks.run(data, FORGED_PACK, List.of(pack + ".pack", pack + ".idx"),
-                        sealedObjects -> concat(args, sealedObjects.resolve(pack + ".pack").toString())));
             }
-            List<String> packFiles = packs.stream().flatMap(pack -> Stream.of(pack + ".pack", pack + ".idx")).toList();
-            tree.audited(objects.resolve("pack"), () -> multiPackIndex(checks, packFiles));
-            tree.audited(objects.resolve("info"), () -> commitGraph(checks, packFiles, loose, sha256));
+            for (String dir : changed) {
+                tree.add(objects.resolve(dir), UNREAD, "changed while the audit read it, twice: git may read packs or a "
+                        + "graph the audit did not check; " + stamps(objects).get(dir));
+            }
+            for (Path file : checks.vanished) {
+                tree.add(file, UNREAD, "gone while the audit checked what git reads with it, twice");
+            }
         } catch (IOException e) {
             tree.notAudited(objects, e);
         }
     }
 
+    /** The directories git finds packs and graphs in, each with its identity and change time (or how it is missing). */
+    private static Map<String, String> stamps(Path objects) {
+        Map<String, String> stamps = new TreeMap<>();
+        for (String dir : List.of("pack", "info", "info/commit-graphs", "pack/multi-pack-index.d")) {
+            try {
+                Map<String, Object> stat = Files.readAttributes(objects.resolve(dir), "unix:fileKey,ctime", NOFOLLOW);
+                stamps.put(dir, stat.get("fileKey") + " changed " + stat.get("ctime"));
+            } catch (IOException e) {
+                stamps.put(dir, e.getClass().getSimpleName());
+            }
+        }
+        return stamps;
+    }
+
+    /**
+     * git's checks of the packs, the multi-pack-index and the commit-graph; a file the
+     * multi-pack-index or graph check was to read and was gone by then is in {@code checks.vanished}
+     * (the caller lists again; a pack gone with its index is no longer read by git either).
+     */
+    private void gitChecks(Checks checks, Set<String> loose) {
+        Path objects = checks.objects;
+        List<String> packs = new ArrayList<>();
+        tree.audited(objects.resolve("pack"), () -> packs.addAll(packs(objects)));
+        int first = packs.isEmpty() ? 0 : Math.floorMod(ROTATION.getAndIncrement(), packs.size());
+        for (int n = 0; n < packs.size(); n++) {
+            String pack = packs.get((first + n) % packs.size());
+            Path data = objects.resolve(pack + ".pack");
+            tree.audited(data, () -> checks.run(data, FORGED_PACK, List.of(pack + ".pack", pack + ".idx"), List.of(),
+                    sealedObjects -> checks.indexPack(sealedObjects.resolve(pack + ".pack"))));
+        }
+        List<String> packFiles = packs.stream().flatMap(pack -> Stream.of(pack + ".pack", pack + ".idx")).toList();
+        tree.audited(objects.resolve("pack"), () -> multiPackIndex(checks, packFiles));
+        tree.audited(objects.resolve("info"), () -> commitGraph(checks, packFiles, loose));
+    }
+
     // Loose objects: objects/<2 hex>/<the rest>, each the zlib stream of "<type> <size>\0<content>".
 
+    /**
+     * Every loose object, hashed and compared with its name. A fan-out directory that changed
+     * while it was read (an object renamed away and back while the audit looks) is read again;
+     * one that changed both times is named as not audited.
+     */
     private void looseObjects(Path objects, boolean sha256, boolean writtenBack, Set<String> loose) throws IOException {
         int restLength = (sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES) * 2 - 2;
         GitIndex.Collector forged = new GitIndex.Collector(FORGED);
         GitIndex.Collector unread = new GitIndex.Collector(UNREAD);
-        String firstReason = null;
+        List<String> reasons = new ArrayList<>();
         try (DirectoryStream<Path> fanout = Files.newDirectoryStream(objects, ForgedObjects::isFanout)) {
             for (Path directory : fanout) {
                 if (!Files.isDirectory(directory, NOFOLLOW)) {
                     tree.add(directory, "(not a regular directory)", "git reads objects through it: " + AuditedTree.kind(directory));
                     continue;
                 }
-                try (Workspace files = tree.files.openSubtreeForReading(tree.relative(directory));
-                        DirectoryStream<Path> names = Files.newDirectoryStream(directory,
-                                name -> isHex(name.getFileName().toString(), restLength))) {
-                    for (Path file : names) {
-                        String name = directory.getFileName().toString() + file.getFileName();
-                        if (loose.size() < MAX_LOOSE_NAMES) {
-                            loose.add(name);
-                        }
-                        try {
-                            byte[] hash = looseObjectHash(files, file, sha256, writtenBack);
-                            if (!Arrays.equals(hash, HEX.parseHex(name))) {
-                                forged.add(name.getBytes(StandardCharsets.US_ASCII), hash);
-                            }
-                        } catch (java.nio.file.NoSuchFileException gone) {
-                            // removed since the listing (git gc, git prune): git no longer reads it either
-                        } catch (IOException e) {
-                            unread.add(name.getBytes(StandardCharsets.US_ASCII), reason(e).getBytes(StandardCharsets.UTF_8));
-                            firstReason = firstReason == null ? reason(e) : firstReason;
-                        }
-                    }
+                Map<String, Object> before = null;
+                Map<String, Object> after = null;
+                Map<String, Object> read = new TreeMap<>();
+                for (int attempt = 0; attempt < 2 && (before == null || !before.equals(after)); attempt++) {
+                    before = Files.readAttributes(directory, "unix:fileKey,ctime", NOFOLLOW);
+                    read = fanOut(directory, restLength, sha256, writtenBack);
+                    after = Files.readAttributes(directory, "unix:fileKey,ctime", NOFOLLOW);
                 }
+                if (!before.equals(after)) {
+                    tree.add(directory, UNREAD, "changed while the audit read it, twice: git may read objects the audit "
+                            + "did not; changed " + after.get("ctime"));
+                }
+                read.forEach((name, result) -> {
+                    if (loose.size() < MAX_LOOSE_NAMES) {
+                        loose.add(name);
+                    }
+                    byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
+                    if (result instanceof byte[] hash && !Arrays.equals(hash, HEX.parseHex(name))) {
+                        forged.add(bytes, hash);
+                    } else if (result instanceof String reason) {
+                        unread.add(bytes, reason.getBytes(StandardCharsets.UTF_8));
+                        reasons.add(reason);
+                    }
+                });
             }
         }
         if (forged.count > 0) {
             tree.add(objects, FORGED, forged.flagged().described(": "));
         }
         if (unread.count > 0) {
-            tree.add(objects, UNREAD, unread.flagged().described(" not checked (" + firstReason + "): "));
+            tree.add(objects, UNREAD, unread.flagged().described(" not checked (" + reasons.getFirst() + "): "));
         }
+    }
+
+    /** The loose objects of one fan-out directory, by name: each one's hash, or why it was not read. */
+    private Map<String, Object> fanOut(Path directory, int restLength, boolean sha256, boolean writtenBack)
+            throws IOException {
+        Map<String, Object> read = new TreeMap<>();
+        try (Workspace files = tree.files.openSubtreeForReading(tree.relative(directory));
+                DirectoryStream<Path> names = Files.newDirectoryStream(directory,
+                        name -> isHex(name.getFileName().toString(), restLength))) {
+            for (Path file : names) {
+                String name = directory.getFileName().toString() + file.getFileName();
+                try {
+                    read.put(name, looseObjectHash(files, file, sha256, writtenBack));
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    // removed since the listing (git gc, git prune): git no longer reads it either
+                } catch (IOException e) {
+                    read.put(name, reason(e));
+                }
+            }
+        }
+        return read;
     }
 
     /** The hash of what the loose object {@code file} holds, kept for its identity. */
     private byte[] looseObjectHash(Workspace files, Path file, boolean sha256, boolean writtenBack) throws IOException {
         long now = KeptResults.now();
-        Checked kept = KEPT.get(List.of(Identity.of(file)), now);
+        Checked kept = KEPT.get(new Key(LOOSE, List.of(Identity.of(file))), now);
         if (kept != null) {
             return kept.hash();
         }
         try (OpenedFile opened = files.openFileVersion(file.getFileName().toString())) {
             List<Identity> read = List.of(Identity.of(opened));
             byte[] hash = inflatedHash(opened, sha256);
-            KEPT.keep(read, new Checked(hash, ""), read.getFirst().changedNanos(), now, writtenBack);
+            KEPT.keep(new Key(LOOSE, read), new Checked(hash, ""), read.getFirst().changedNanos(), now, writtenBack);
             return hash;
         } catch (WorkspaceException e) {
             throw switch (e.reason()) {
@@ -378,16 +456,18 @@ final class ForgedObjects {
     // Packs, the multi-pack-index and the commit-graph: checked by git, sealed, on files held open.
 
     /** The packs git reads: one per {@code .idx} beside its {@code .pack}, as {@code pack/<name>} without suffix. */
-    private List<String> packs(Path pack) throws IOException {
+    private List<String> packs(Path objects) throws IOException {
         List<String> packs = new ArrayList<>();
-        if (!Files.isDirectory(pack, NOFOLLOW)) {
+        Path pack = objects.resolve("pack");
+        if (!directory(pack, "packs")) {
             return packs;
         }
         try (DirectoryStream<Path> names = Files.newDirectoryStream(pack, "*.idx")) {
             for (Path index : names) {
                 String name = index.getFileName().toString();
                 if (name.indexOf('\uFFFD') >= 0) {
-                    tree.add(index, UNREAD, "a name that is not UTF-8: git reads it, the audit cannot");
+                    tree.add(index, UNREAD, "a name that is not UTF-8: git reads it, the audit cannot; the file "
+                            + Identity.of(index));
                     continue;
                 }
                 String base = name.substring(0, name.length() - ".idx".length());
@@ -400,11 +480,29 @@ final class ForgedObjects {
         return packs;
     }
 
-    /** The multi-pack-index git reads, one file or a chain (git 2.47 on), checked against the packs it may name. */
+    /**
+     * Whether {@code dir} is a directory git reads {@code what} from; a link or anything else in
+     * its place is a finding (git follows a link there), and one that does not exist is not.
+     */
+    private boolean directory(Path dir, String what) throws IOException {
+        if (Files.isSymbolicLink(dir)) {
+            tree.add(dir, "symbolic link (git reads " + what + " there, which the audit does not check)",
+                    Files.readSymbolicLink(dir).toString());
+            return false;
+        }
+        if (Files.exists(dir, NOFOLLOW) && !Files.isDirectory(dir, NOFOLLOW)) {
+            tree.add(dir, "(not a regular directory)", "git may read " + what + " through it: " + AuditedTree.kind(dir));
+            return false;
+        }
+        return Files.isDirectory(dir, NOFOLLOW);
+    }
+
+    /** The multi-pack-index git reads: one file, or else a chain (git 2.47 on); checked against the packs it may name. */
     private void multiPackIndex(Checks checks, List<String> packFiles) throws IOException {
-        List<String> indexes = oneOrAChain(checks.objects, "pack/multi-pack-index", "pack/multi-pack-index.d");
+        List<String> indexes = oneOrAChain(checks.objects, "pack/multi-pack-index", "pack/multi-pack-index.d",
+                "multi-pack-index-chain", "multi-pack-index-", ".midx", "multi-pack-indexes");
         if (!indexes.isEmpty()) {
-            checks.run(checks.objects.resolve(indexes.getFirst()), FORGED_MULTI_PACK_INDEX, concat(indexes, packFiles),
+            checks.run(checks.objects.resolve(indexes.getFirst()), FORGED_MULTI_PACK_INDEX, indexes, packFiles,
                     sealedObjects -> List.of("multi-pack-index", "--object-dir=" + sealedObjects, "verify", "--no-progress"));
         }
     }
@@ -414,39 +512,68 @@ final class ForgedObjects {
      * packs and the loose ones it names (read from the files as pinned); changed-path filters in
      * it are named as such.
      */
-    private void commitGraph(Checks checks, List<String> packFiles, Set<String> loose, boolean sha256) throws IOException {
-        List<String> graphs = oneOrAChain(checks.objects, "info/commit-graph", "info/commit-graphs");
+    private void commitGraph(Checks checks, List<String> packFiles, Set<String> loose) throws IOException {
+        if (!directory(checks.objects.resolve("info"), "the commit-graph")) {
+            return;
+        }
+        List<String> graphs = oneOrAChain(checks.objects, "info/commit-graph", "info/commit-graphs", "commit-graph-chain",
+                "graph-", ".graph", "commit-graphs");
         if (graphs.isEmpty()) {
             return;
         }
         checks.run(checks.objects.resolve(graphs.getFirst()), FORGED_COMMIT_GRAPH, graphs, pinned -> {
             List<String> more = new ArrayList<>(packFiles);
+            int hashBytes = checks.sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
             for (Map.Entry<String, PinnedFile> graph : pinned.entrySet()) {
+                if (graph.getKey().endsWith("commit-graph-chain")) {
+                    continue;
+                }
                 CommitGraphFile read;
                 try (var channel = java.nio.channels.FileChannel.open(graph.getValue().path())) {
-                    read = CommitGraphFile.read(channel, sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES, loose);
+                    read = CommitGraphFile.read(channel, hashBytes, loose);
                 }
-                if (read != null) {
-                    read.commits().forEach(commit -> more.add(commit.substring(0, 2) + "/" + commit.substring(2)));
-                    if (read.changedPaths()) {
-                        Path file = checks.objects.resolve(graph.getKey());
-                        tree.add(file, CHANGED_PATHS, "the file " + Identity.of(graph.getValue().stat()));
-                    }
+                if (read == null) {
+                    continue; // git does not read it either; its verify says why
                 }
+                read.commits().forEach(commit -> more.add(commit.substring(0, 2) + "/" + commit.substring(2)));
+                if (read.changedPaths()) {
+                    tree.add(checks.objects.resolve(graph.getKey()), CHANGED_PATHS,
+                            "the file " + Identity.of(graph.getValue().stat()));
+                }
+            }
+            if (more.size() - packFiles.size() > MAX_LOOSE_COMMITS) {
+                throw new IOException("it names more than " + MAX_LOOSE_COMMITS + " loose commits");
             }
             return more;
         }, sealedObjects -> List.of("commit-graph", "verify", "--object-dir=" + sealedObjects, "--no-progress"));
     }
 
-    /** {@code single} when it exists, then the files of the directory {@code chain}, sorted; names under {@code objects}. */
-    private static List<String> oneOrAChain(Path objects, String single, String chain) throws IOException {
-        List<String> files = new ArrayList<>();
+    /**
+     * The files git reads for one kind of metadata, names under {@code objects}: {@code single}
+     * when it exists (git then reads no chain), else the chain file in {@code chainDirectory} and
+     * the files each of its lines names ({@code prefix}, a hex name, {@code suffix}), as far as
+     * the lines are names (git stops there too). Anything else there git does not read.
+     */
+    private List<String> oneOrAChain(Path objects, String single, String chainDirectory, String chainFile, String prefix,
+            String suffix, String what) throws IOException {
         if (Files.exists(objects.resolve(single), NOFOLLOW)) {
-            files.add(single);
+            return List.of(single);
         }
-        if (Files.isDirectory(objects.resolve(chain), NOFOLLOW)) {
-            try (var names = Files.list(objects.resolve(chain))) {
-                names.map(name -> chain + "/" + name.getFileName()).sorted().forEach(files::add);
+        if (!directory(objects.resolve(chainDirectory), what)) {
+            return List.of();
+        }
+        Path chain = objects.resolve(chainDirectory + "/" + chainFile);
+        if (!Files.exists(chain, NOFOLLOW)) {
+            return List.of();
+        }
+        byte[] content = tree.readSmall(chain);
+        List<String> files = new ArrayList<>(List.of(chainDirectory + "/" + chainFile));
+        if (content != null) {
+            for (String line : new String(content, StandardCharsets.US_ASCII).split("\n")) {
+                if (!isHex(line, GitIndex.SHA1_BYTES * 2) && !isHex(line, GitIndex.SHA256_BYTES * 2)) {
+                    break;
+                }
+                files.add(chainDirectory + "/" + prefix + line + suffix);
             }
         }
         return files;
@@ -462,75 +589,118 @@ final class ForgedObjects {
         final Path objects;
         final SealedGit sealed;
         final boolean writtenBack;
+        final boolean sha256;
+        /** Files a multi-pack-index or graph check was to read that were gone by then. */
+        final List<Path> vanished = new ArrayList<>();
 
-        Checks(Path objects, SealedGit sealed, boolean writtenBack) {
+        Checks(Path objects, SealedGit sealed, boolean writtenBack, boolean sha256) {
             this.objects = objects;
             this.sealed = sealed;
             this.writtenBack = writtenBack;
+            this.sha256 = sha256;
+        }
+
+        List<String> indexPack(Path pack) {
+            List<String> args = new ArrayList<>(List.of("index-pack"));
+            if (sha256) {
+                args.add("--object-format=sha256");
+            }
+            args.addAll(List.of("--verify", pack.toString()));
+            return args;
+        }
+
+        /** As below, with {@code more} files held open besides, which do not count towards the bounds. */
+        void run(Path shown, String key, List<String> files, List<String> more, Function<Path, List<String>> args)
+                throws IOException {
+            run(shown, key, files, pinned -> more, args);
         }
 
         /**
          * Runs git's check {@code args} (made of the sealed object directory) on {@code files},
-         * named under the object directory and held open while git reads them; what git
-         * complains of is a finding about {@code shown}. Kept for the files' identities, unless
-         * one changed while git read it (the next round checks again; a complaint is reported all
-         * the same); a check that ran out of time is a complaint, kept the same way. A file gone
-         * meanwhile is skipped, as git no longer reads it; one that is not a regular file is a
-         * finding instead.
+         * named under the object directory and held open while git reads them, with the files
+         * {@code more} names once those are open; what git complains of is a finding about
+         * {@code shown}, keyed {@code key}. It is kept for the files' identities, unless one
+         * changed while git read it (a complaint is reported all the same). A check git could not
+         * finish (out of time or of memory) is named as not verified and kept a minute. One that
+         * is not a regular file is a finding instead. One gone is in {@link #vanished}, unless
+         * it is a pack or its index: git no longer reads that pack either.
          */
-        void run(Path shown, String key, List<String> files, Function<Path, List<String>> args) throws IOException {
-            run(shown, key, files, pinned -> List.of(), args);
-        }
-
-        /** As above, with the files {@code more} names once {@code files} are pinned (read from them) pinned too. */
         void run(Path shown, String key, List<String> files, Pinned more, Function<Path, List<String>> args)
                 throws IOException {
             Map<String, PinnedFile> pinned = new LinkedHashMap<>();
             try {
-                if (!pinAll(files, pinned) || !pinAll(more.names(Map.copyOf(pinned)), pinned)) {
+                if (!pinAll(files, pinned, key)) {
+                    return;
+                }
+                long charged = identities(pinned).stream().mapToLong(Identity::size).sum();
+                if (!pinAll(more.names(Map.copyOf(pinned)), pinned, key)) {
                     return;
                 }
                 List<Identity> read = identities(pinned);
+                Key cached = new Key(args.apply(Path.of("/")).getFirst() + (sha256 ? " sha256" : ""), read);
                 long now = KeptResults.now();
-                Checked checked = KEPT.get(read, now);
+                Checked checked = KEPT.get(cached, now);
                 if (checked == null) {
-                    long bytes = read.stream().mapToLong(Identity::size).sum();
-                    if (bytesChecked + bytes > MAX_GIT_CHECKED_BYTES || gitNanos >= MAX_GIT_NANOS) {
-                        throw new IOException("past the " + (MAX_GIT_CHECKED_BYTES >> 30) + " GiB or "
-                                + TimeUnit.NANOSECONDS.toMinutes(MAX_GIT_NANOS) + " minutes one audit has git check; "
-                                + "the next audit goes on");
-                    }
-                    bytesChecked += bytes;
-                    long started = System.nanoTime();
-                    String complaint;
-                    try {
-                        HostGit.Result result = sealed.run(pinned, args, BASE_TIMEOUT_MILLIS + bytes * 1000 / BYTES_PER_SECOND,
-                                BASE_GIT_MEMORY + 2 * bytes);
-                        complaint = result.exit() == 0 ? "" : complaint(result);
-                    } catch (HostGit.TimedOut e) {
-                        complaint = "not verified: " + e.getMessage();
-                    } finally {
-                        gitNanos += System.nanoTime() - started;
-                    }
-                    checked = new Checked(null, complaint.replace(sealed.objectsPrefix(), "").replace(tree.root + "/", ""));
-                    if (read.equals(identities(pinned))) {
-                        long latest = read.stream().mapToLong(Identity::changedNanos).max().orElse(now);
-                        KEPT.keep(read, checked, latest, now, writtenBack);
-                    }
+                    checked = check(cached, charged, pinned, args, now);
                 }
                 if (!checked.complaint().isEmpty()) {
-                    tree.add(shown, key, checked.complaint());
+                    tree.add(shown, checked.hash() == null ? key : UNREAD, checked.complaint());
                 }
             } finally {
                 pinned.values().forEach(PinnedFile::close);
             }
         }
 
-        /** Pins each of {@code names}; false when one is gone or not a regular file. */
-        private boolean pinAll(List<String> names, Map<String, PinnedFile> pinned) throws IOException {
+        /**
+         * git's check, within this audit's bounds: the first check of an audit runs whatever its
+         * size (so none is put off for good), later ones while the audit has bytes and time left.
+         * A result git could not reach is marked by an empty hash.
+         */
+        private Checked check(Key key, long charged, Map<String, PinnedFile> pinned, Function<Path, List<String>> args,
+                long now) throws IOException {
+            boolean first = bytesChecked == 0 && gitNanos == 0;
+            if (!first && (bytesChecked + charged > MAX_GIT_CHECKED_BYTES || gitNanos >= MAX_GIT_NANOS)) {
+                throw new IOException("past the " + (MAX_GIT_CHECKED_BYTES >> 30) + " GiB and "
+                        + TimeUnit.NANOSECONDS.toMinutes(MAX_GIT_NANOS) + " minutes one audit has git check (an audit "
+                        + "checks one such first, in turn); files " + AuditedTree.sha256(key.toString().getBytes(
+                                StandardCharsets.UTF_8)));
+            }
+            bytesChecked += charged;
+            long memory = BASE_GIT_MEMORY + 2 * charged;
+            long started = System.nanoTime();
+            Checked checked;
+            try {
+                HostGit.Result result = sealed.run(pinned, args, BASE_TIMEOUT_MILLIS + charged * 1000 / BYTES_PER_SECOND, memory);
+                String complaint = result.exit() == 0 ? ""
+                        : complaint(result).replace(sealed.objectsPrefix(), "").replace(tree.root + "/", "");
+                checked = complaint.contains("Out of memory")
+                        ? new Checked(new byte[0], "not verified: git needed more than the " + (memory >> 30)
+                                + " GiB it may use; " + complaint)
+                        : new Checked(null, complaint);
+            } catch (HostGit.TimedOut e) {
+                checked = new Checked(new byte[0], "not verified: " + e.getMessage());
+            } finally {
+                gitNanos += System.nanoTime() - started;
+            }
+            if (key.files().equals(identities(pinned))) {
+                long latest = key.files().stream().mapToLong(Identity::changedNanos).max().orElse(now);
+                KEPT.keep(key, checked, latest, now, writtenBack && checked.hash() == null);
+            }
+            return checked;
+        }
+
+        /**
+         * Pins each of {@code names}; false when one is gone (in {@link #vanished} unless the
+         * check is a pack's) or is not a regular file (a finding: git may wait on a FIFO).
+         */
+        private boolean pinAll(List<String> names, Map<String, PinnedFile> pinned, String key) throws IOException {
             for (String name : names) {
-                PinnedFile pin = pin(objects.resolve(name));
+                Path file = objects.resolve(name);
+                PinnedFile pin = pin(file);
                 if (pin == null) {
+                    if (!key.equals(FORGED_PACK) && !Files.exists(file, NOFOLLOW)) {
+                        vanished.add(file);
+                    }
                     return false;
                 }
                 pinned.put(name, pin);
@@ -538,7 +708,7 @@ final class ForgedObjects {
             return true;
         }
 
-        /** The file held open; null when it is gone, or is not a regular file (a finding: git may wait on a FIFO). */
+        /** The file held open; null when it is gone, or is not a regular file (then a finding). */
         private PinnedFile pin(Path file) throws IOException {
             try {
                 return tree.files.pinFile(tree.relative(file));

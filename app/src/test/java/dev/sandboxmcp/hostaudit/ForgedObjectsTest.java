@@ -155,6 +155,9 @@ class ForgedObjectsTest {
         int record = chunks.start("CDAT") + (20 + 16) * chunks.position(bytes, "OIDL", head);
         System.arraycopy(HEX.parseHex(staged), 0, bytes, record, 20);
         rewrite(graph, resealed(bytes));
+        // git reads the single graph and nothing of a chain beside it: a file there that cannot be read changes nothing
+        Path chain = Files.createDirectories(repo.resolve(".git/objects/info/commit-graphs"));
+        new ProcessBuilder("sh", "-c", "printf x > \"$(printf '\\377')\"").directory(chain.toFile()).start().waitFor();
 
         assertThat(git(repo, "status", "--porcelain")).as("git status shows nothing staged").isEmpty();
         assertThat(git(repo, "diff", "--cached", "--stat")).as("git diff --cached reads the commit itself").contains("Makefile");
@@ -183,16 +186,57 @@ class ForgedObjectsTest {
         String identities = ForgedObjects.Identity.of(data) + " " + ForgedObjects.Identity.of(index);
         Path saved = temp.resolve("state/audit-x-checked.tsv");
         Files.createDirectories(saved.getParent());
-        Files.writeString(saved, "not a line\n(dev=1,ino=2)/x/1/1\t-\t\n" + identities + "\t-\tsaved complaint\n");
+        Files.writeString(saved, "not a line\nindex-pack\t(dev=1,ino=2)/x/1/1\t-\t\nindex-pack\t" + identities
+                + "\t-\tsaved complaint\n");
 
         ForgedObjects.loadChecked(saved);
         assertThat(about(audit(repo.getParent()), ForgedObjects.FORGED_PACK)).singleElement()
                 .satisfies(finding -> assertThat(finding.command()).isEqualTo("saved complaint"));
 
         ForgedObjects.saveChecked(saved);
-        assertThat(Files.readString(saved)).isEqualTo(identities + "\t-\tsaved complaint\n");
+        assertThat(Files.readString(saved)).isEqualTo("index-pack\t" + identities + "\t-\tsaved complaint\n");
         assertThat(Files.getPosixFilePermissions(saved)).containsExactlyInAnyOrder(
                 java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    }
+
+    /** git follows a link where it looks for packs: the link is named, what it leads to is not checked. */
+    @Test
+    void aLinkedPackDirectoryIsNamed() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        git(repo, "gc", "-q");
+        Path elsewhere = temp.resolve("tree/elsewhere");
+        Files.move(repo.resolve(".git/objects/pack"), elsewhere);
+        Files.createSymbolicLink(repo.resolve(".git/objects/pack"), Path.of("../../../elsewhere"));
+        assertThat(git(repo, "show", "HEAD:Makefile")).as("git reads the packs there").isEqualTo("all:\n\techo ok\n");
+
+        assertThat(about(audit(repo.getParent()), "symbolic link (git reads packs there")).singleElement()
+                .satisfies(finding -> assertThat(finding.file()).isEqualTo("repo/.git/objects/pack"));
+    }
+
+    /**
+     * The bounds on what one audit has git check put no pack off for good: the first check of an
+     * audit runs whatever its size. A pack that claims 2 GiB (sparse, a few kilobytes on disk) is
+     * checked in one of two audits, and git's complaint named.
+     */
+    @Test
+    void aPackPastTheBoundsIsCheckedFirstInSomeAudit() throws Exception {
+        Path repo = repository(temp, "sha1", 3);
+        git(repo, "gc", "-q");
+        Path packs = repo.resolve(".git/objects/pack");
+        Path index;
+        try (var files = Files.list(packs)) {
+            index = files.filter(path -> path.toString().endsWith(".idx")).findFirst().orElseThrow();
+        }
+        Files.copy(index, packs.resolve("pack-large.idx"));
+        try (var large = java.nio.channels.FileChannel.open(packs.resolve("pack-large.pack"),
+                java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+            large.write(ByteBuffer.wrap(new byte[] {1}), (2L << 30) - 1);
+        }
+
+        List<Finding> findings = new ArrayList<>(audit(repo.getParent()));
+        findings.addAll(audit(repo.getParent()));
+        assertThat(about(findings, ForgedObjects.FORGED_PACK)).isNotEmpty()
+                .allSatisfy(finding -> assertThat(finding.file()).isEqualTo("repo/.git/objects/pack/pack-large.pack"));
     }
 
     /** Objects git reads from elsewhere are not checked here: where it reads them from is named. */
@@ -257,8 +301,8 @@ class ForgedObjectsTest {
     }
 
     /**
-     * A pack of a kilobyte whose delta expands to 2 GiB: git checks it with bounded memory, fails,
-     * and the failure is the finding.
+     * A pack of a few kilobytes whose delta expands to 8 GiB: git checks it with bounded memory,
+     * fails at once, and the pack is named as not verified.
      */
     @Test
     void aDeltaThatExpandsToGigabytesFailsWithinGitsMemoryAndIsNamed() throws Exception {
@@ -266,9 +310,10 @@ class ForgedObjectsTest {
         Path pack = repo.resolve(".git/objects/pack");
         String name = writeDeltaBomb(pack);
 
-        assertThat(about(audit(repo.getParent()), ForgedObjects.FORGED_PACK)).singleElement().satisfies(finding -> {
+        assertThat(about(audit(repo.getParent()), "not verified")).singleElement().satisfies(finding -> {
             assertThat(finding.file()).isEqualTo("repo/.git/objects/pack/" + name + ".pack");
-            assertThat(finding.command()).containsIgnoringCase("memory");
+            assertThat(finding.key()).isEqualTo(ForgedObjects.UNREAD);
+            assertThat(finding.command()).contains("GiB it may use").containsIgnoringCase("out of memory");
         });
     }
 
@@ -389,15 +434,15 @@ class ForgedObjectsTest {
     }
 
     /**
-     * A pack of two objects: a blob of 1 MiB of zeros, and a delta on it that copies it 2,048
-     * times (2 GiB); its index names them with made-up names (git checks those only after it has
+     * A pack of two objects: a blob of 1 MiB of zeros, and a delta on it that copies it 8,192
+     * times (8 GiB); its index names them with made-up names (git checks those only after it has
      * resolved every delta).
      */
     private static String writeDeltaBomb(Path directory) throws Exception {
         ByteArrayOutputStream delta = new ByteArrayOutputStream();
         writeSize(delta, 1 << 20);
-        writeSize(delta, 2048L << 20);
-        for (int i = 0; i < 2048; i++) {
+        writeSize(delta, 8192L << 20);
+        for (int i = 0; i < 8192; i++) {
             delta.write(0x80 | 0x40); // copy from offset 0, size byte 2 only
             delta.write(0x10); // 0x10 << 16: 1 MiB
         }
