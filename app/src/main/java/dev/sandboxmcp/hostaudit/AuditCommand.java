@@ -82,7 +82,12 @@ public final class AuditCommand {
             Path checked = ForgedObjects.checkedFile(baselineFile);
             ForgedObjects.loadChecked(checked);
             TreeAudit.Result result = TreeAudit.run(tree, "git", home(environment), override);
-            ForgedObjects.saveChecked(checked);
+            try {
+                ForgedObjects.saveChecked(checked);
+            } catch (IOException e) {
+                err.println("sandbox-mcp audit: cannot save what was checked to " + checked
+                        + " (the next audit checks it again): " + e.getMessage());
+            }
             long millis = (System.nanoTime() - started) / 1_000_000;
             Baseline baseline = Baseline.load(baselineFile);
             Set<Finding> known = new HashSet<>(baseline.accepted());

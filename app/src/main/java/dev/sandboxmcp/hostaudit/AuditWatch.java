@@ -71,7 +71,12 @@ final class AuditWatch {
                 List<Finding> findings = TreeAudit.run(tree, "git", home, override).findings();
                 if (savedAt == 0 || System.nanoTime() - savedAt >= SAVE_CHECKED_EVERY.toNanos()) {
                     savedAt = System.nanoTime();
-                    ForgedObjects.saveChecked(checked);
+                    try {
+                        ForgedObjects.saveChecked(checked);
+                    } catch (IOException e) {
+                        report("cannot save what was checked to " + checked + " (checked again after a restart): "
+                                + e.getMessage());
+                    }
                 }
                 Set<Finding> known = new HashSet<>(Baseline.load(baselineFile).accepted());
                 reported.retainAll(new HashSet<>(findings)); // gone: reported again if it comes back

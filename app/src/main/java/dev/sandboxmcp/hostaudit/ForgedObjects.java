@@ -80,17 +80,20 @@ final class ForgedObjects {
     /** git's own time to verify, on top of its reading at the slowest rate expected ({@link #BYTES_PER_SECOND}). */
     private static final long BASE_TIMEOUT_MILLIS = 10_000;
     private static final long BYTES_PER_SECOND = 8L << 20;
-    /** git's address space: this, and twice what it checks (a delta that expands further fails instead). */
+    /** git's address space: this, and twice what it checks, up to {@link #MAX_GIT_MEMORY} (a delta that expands further fails). */
     private static final long BASE_GIT_MEMORY = 4L << 30;
+    /** A sparse file claims any size: neither git's memory nor its time grows past these. */
+    private static final long MAX_GIT_MEMORY = 8L << 30;
+    private static final long MAX_TIMEOUT_MILLIS = TimeUnit.MINUTES.toMillis(15);
     /** The most loose objects whose names are kept for a commit-graph's check; past it, its check names what it misses. */
     private static final int MAX_LOOSE_NAMES = 1 << 20;
     /** A loose object's header: {@code <type> <size>\0}, within this many bytes. */
     private static final int MAX_HEADER_BYTES = 32;
     private static final String LOOSE = "loose";
+    /** The name a pack is checked under, whatever it is called (a name can say anything in git's messages). */
+    static final String CHECKED_PACK = "pack/pack-checked";
     /** The most loose commits a commit-graph's check holds open at once. */
     private static final int MAX_LOOSE_COMMITS = 50_000;
-    /** Which pack an audit checks first: each in turn, so that one too large for the bounds is checked in some audit. */
-    private static final java.util.concurrent.atomic.AtomicInteger ROTATION = new java.util.concurrent.atomic.AtomicInteger();
     /** The lines of git's complaint a finding shows. */
     private static final int SHOWN_LINES = 3;
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
@@ -224,7 +227,9 @@ final class ForgedObjects {
         try (SealedGit sealed = new SealedGit(git, sha256)) {
             Checks checks = new Checks(objects, sealed, writtenBack, sha256);
             List<String> changed = List.of();
+            Set<Finding> kept = new HashSet<>(tree.findings);
             for (int attempt = 0; attempt < 2; attempt++) {
+                tree.findings.retainAll(kept); // only the last attempt's findings stand
                 checks.vanished.clear();
                 Map<String, String> before = stamps(objects);
                 gitChecks(checks, loose);
@@ -269,12 +274,12 @@ final class ForgedObjects {
         Path objects = checks.objects;
         List<String> packs = new ArrayList<>();
         tree.audited(objects.resolve("pack"), () -> packs.addAll(packs(objects)));
-        int first = packs.isEmpty() ? 0 : Math.floorMod(ROTATION.getAndIncrement(), packs.size());
+        int first = packs.isEmpty() ? 0 : java.util.concurrent.ThreadLocalRandom.current().nextInt(packs.size());
         for (int n = 0; n < packs.size(); n++) {
             String pack = packs.get((first + n) % packs.size());
             Path data = objects.resolve(pack + ".pack");
             tree.audited(data, () -> checks.run(data, FORGED_PACK, List.of(pack + ".pack", pack + ".idx"), List.of(),
-                    sealedObjects -> checks.indexPack(sealedObjects.resolve(pack + ".pack"))));
+                    sealedObjects -> checks.indexPack(sealedObjects.resolve(CHECKED_PACK + ".pack"))));
         }
         List<String> packFiles = packs.stream().flatMap(pack -> Stream.of(pack + ".pack", pack + ".idx")).toList();
         tree.audited(objects.resolve("pack"), () -> multiPackIndex(checks, packFiles));
@@ -499,11 +504,15 @@ final class ForgedObjects {
 
     /** The multi-pack-index git reads: one file, or else a chain (git 2.47 on); checked against the packs it may name. */
     private void multiPackIndex(Checks checks, List<String> packFiles) throws IOException {
-        List<String> indexes = oneOrAChain(checks.objects, "pack/multi-pack-index", "pack/multi-pack-index.d",
-                "multi-pack-index-chain", "multi-pack-index-", ".midx", "multi-pack-indexes");
-        if (!indexes.isEmpty()) {
-            checks.run(checks.objects.resolve(indexes.getFirst()), FORGED_MULTI_PACK_INDEX, indexes, packFiles,
-                    sealedObjects -> List.of("multi-pack-index", "--object-dir=" + sealedObjects, "verify", "--no-progress"));
+        String index = singleOrChain(checks.objects, "pack/multi-pack-index", "pack/multi-pack-index.d",
+                "multi-pack-index-chain", "multi-pack-indexes");
+        if (index != null) {
+            checks.run(checks.objects.resolve(index), FORGED_MULTI_PACK_INDEX, List.of(index), pinned -> {
+                List<String> more = new ArrayList<>(packFiles);
+                more.addAll(layers(pinned, "pack/multi-pack-index.d", "multi-pack-index-chain", "multi-pack-index-", ".midx",
+                        checks.sha256));
+                return more;
+            }, sealedObjects -> List.of("multi-pack-index", "--object-dir=" + sealedObjects, "verify", "--no-progress"));
         }
     }
 
@@ -516,32 +525,37 @@ final class ForgedObjects {
         if (!directory(checks.objects.resolve("info"), "the commit-graph")) {
             return;
         }
-        List<String> graphs = oneOrAChain(checks.objects, "info/commit-graph", "info/commit-graphs", "commit-graph-chain",
-                "graph-", ".graph", "commit-graphs");
-        if (graphs.isEmpty()) {
+        String graph = singleOrChain(checks.objects, "info/commit-graph", "info/commit-graphs", "commit-graph-chain",
+                "commit-graphs");
+        if (graph == null) {
             return;
         }
-        checks.run(checks.objects.resolve(graphs.getFirst()), FORGED_COMMIT_GRAPH, graphs, pinned -> {
+        int hashBytes = checks.sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
+        checks.run(checks.objects.resolve(graph), FORGED_COMMIT_GRAPH, List.of(graph), pinned -> {
             List<String> more = new ArrayList<>(packFiles);
-            int hashBytes = checks.sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES;
-            for (Map.Entry<String, PinnedFile> graph : pinned.entrySet()) {
-                if (graph.getKey().endsWith("commit-graph-chain")) {
+            more.addAll(layers(pinned, "info/commit-graphs", "commit-graph-chain", "graph-", ".graph", checks.sha256));
+            int looseCommits = 0;
+            for (Map.Entry<String, PinnedFile> file : pinned.entrySet()) {
+                if (!file.getKey().equals("info/commit-graph") && !file.getKey().endsWith(".graph")) {
                     continue;
                 }
                 CommitGraphFile read;
-                try (var channel = java.nio.channels.FileChannel.open(graph.getValue().path())) {
+                try (var channel = java.nio.channels.FileChannel.open(file.getValue().path())) {
                     read = CommitGraphFile.read(channel, hashBytes, loose);
                 }
                 if (read == null) {
                     continue; // git does not read it either; its verify says why
                 }
-                read.commits().forEach(commit -> more.add(commit.substring(0, 2) + "/" + commit.substring(2)));
+                for (String commit : read.commits()) {
+                    more.add(commit.substring(0, 2) + "/" + commit.substring(2));
+                    looseCommits++;
+                }
                 if (read.changedPaths()) {
-                    tree.add(checks.objects.resolve(graph.getKey()), CHANGED_PATHS,
-                            "the file " + Identity.of(graph.getValue().stat()));
+                    tree.add(checks.objects.resolve(file.getKey()), CHANGED_PATHS,
+                            "the file " + Identity.of(file.getValue().stat()));
                 }
             }
-            if (more.size() - packFiles.size() > MAX_LOOSE_COMMITS) {
+            if (looseCommits > MAX_LOOSE_COMMITS) {
                 throw new IOException("it names more than " + MAX_LOOSE_COMMITS + " loose commits");
             }
             return more;
@@ -549,34 +563,46 @@ final class ForgedObjects {
     }
 
     /**
-     * The files git reads for one kind of metadata, names under {@code objects}: {@code single}
-     * when it exists (git then reads no chain), else the chain file in {@code chainDirectory} and
-     * the files each of its lines names ({@code prefix}, a hex name, {@code suffix}), as far as
-     * the lines are names (git stops there too). Anything else there git does not read.
+     * Which file git starts from for one kind of metadata, named under {@code objects}:
+     * {@code single} when it exists (git then reads no chain), else the chain file in
+     * {@code chainDirectory}; null when neither is there.
      */
-    private List<String> oneOrAChain(Path objects, String single, String chainDirectory, String chainFile, String prefix,
-            String suffix, String what) throws IOException {
+    private String singleOrChain(Path objects, String single, String chainDirectory, String chainFile, String what)
+            throws IOException {
         if (Files.exists(objects.resolve(single), NOFOLLOW)) {
-            return List.of(single);
+            return single;
         }
         if (!directory(objects.resolve(chainDirectory), what)) {
+            return null;
+        }
+        String chain = chainDirectory + "/" + chainFile;
+        return Files.exists(objects.resolve(chain), NOFOLLOW) ? chain : null;
+    }
+
+    /**
+     * The files a pinned chain file names, as git reads it ({@code load_commit_graph_chain}): as
+     * many lines as the file's size holds names, each a file {@code prefix}, the whole line,
+     * {@code suffix}, until a line that does not start with a name in hex, of either case.
+     */
+    private static List<String> layers(Map<String, PinnedFile> pinned, String chainDirectory, String chainFile,
+            String prefix, String suffix, boolean sha256) throws IOException {
+        PinnedFile chain = pinned.get(chainDirectory + "/" + chainFile);
+        if (chain == null) {
             return List.of();
         }
-        Path chain = objects.resolve(chainDirectory + "/" + chainFile);
-        if (!Files.exists(chain, NOFOLLOW)) {
-            return List.of();
-        }
-        byte[] content = tree.readSmall(chain);
-        List<String> files = new ArrayList<>(List.of(chainDirectory + "/" + chainFile));
-        if (content != null) {
-            for (String line : new String(content, StandardCharsets.US_ASCII).split("\n")) {
-                if (!isHex(line, GitIndex.SHA1_BYTES * 2) && !isHex(line, GitIndex.SHA256_BYTES * 2)) {
-                    break;
-                }
-                files.add(chainDirectory + "/" + prefix + line + suffix);
+        int hexLength = (sha256 ? GitIndex.SHA256_BYTES : GitIndex.SHA1_BYTES) * 2;
+        byte[] content = Files.readAllBytes(chain.path());
+        String[] lines = new String(content, StandardCharsets.ISO_8859_1).split("\n", -1);
+        List<String> layers = new ArrayList<>();
+        for (int i = 0; i < content.length / (hexLength + 1) && i < lines.length; i++) {
+            String line = lines[i];
+            if (line.length() < hexLength || !isHex(line.substring(0, hexLength).toLowerCase(java.util.Locale.ROOT), hexLength)) {
+                break;
             }
+            layers.add(chainDirectory + "/" + prefix + new String(line.getBytes(StandardCharsets.ISO_8859_1),
+                    StandardCharsets.UTF_8) + suffix);
         }
-        return files;
+        return layers;
     }
 
     /** More files to pin, read from those pinned so far. */
@@ -592,12 +618,17 @@ final class ForgedObjects {
         final boolean sha256;
         /** Files a multi-pack-index or graph check was to read that were gone by then. */
         final List<Path> vanished = new ArrayList<>();
+        /** The repository reads objects from alternates (named by HiddenChanges), which a graph may name. */
+        final boolean borrowsObjects;
 
         Checks(Path objects, SealedGit sealed, boolean writtenBack, boolean sha256) {
             this.objects = objects;
             this.sealed = sealed;
             this.writtenBack = writtenBack;
             this.sha256 = sha256;
+            Path alternates = objects.resolve("info/alternates");
+            this.borrowsObjects = Files.exists(alternates, NOFOLLOW) && !(Files.isRegularFile(alternates, NOFOLLOW)
+                    && alternates.toFile().length() == 0);
         }
 
         List<String> indexPack(Path pack) {
@@ -632,11 +663,23 @@ final class ForgedObjects {
                 if (!pinAll(files, pinned, key)) {
                     return;
                 }
-                long charged = identities(pinned).stream().mapToLong(Identity::size).sum();
-                if (!pinAll(more.names(Map.copyOf(pinned)), pinned, key)) {
-                    return;
+                for (int round = 0; round < 3; round++) { // a chain's files, then the commits they name
+                    List<String> next = more.names(Map.copyOf(pinned)).stream().filter(name -> !pinned.containsKey(name))
+                            .distinct().toList();
+                    if (next.isEmpty()) {
+                        break;
+                    }
+                    if (!pinAll(next, pinned, key)) {
+                        return;
+                    }
                 }
                 List<Identity> read = identities(pinned);
+                long charged = 0; // what git works through: the files asked for, and of the rest all but packs' data
+                int n = 0;
+                for (String name : pinned.keySet()) {
+                    charged += n < files.size() || !name.endsWith(".pack") ? read.get(n).size() : 0;
+                    n++;
+                }
                 Key cached = new Key(args.apply(Path.of("/")).getFirst() + (sha256 ? " sha256" : ""), read);
                 long now = KeptResults.now();
                 Checked checked = KEPT.get(cached, now);
@@ -666,17 +709,26 @@ final class ForgedObjects {
                                 StandardCharsets.UTF_8)));
             }
             bytesChecked += charged;
-            long memory = BASE_GIT_MEMORY + 2 * charged;
+            long memory = Math.min(MAX_GIT_MEMORY, BASE_GIT_MEMORY + 2 * charged);
             long started = System.nanoTime();
             Checked checked;
             try {
-                HostGit.Result result = sealed.run(pinned, args, BASE_TIMEOUT_MILLIS + charged * 1000 / BYTES_PER_SECOND, memory);
+                List<PinnedFile> files = List.copyOf(pinned.values());
+                Map<String, PinnedFile> links = key.kind().startsWith("index-pack")
+                        ? Map.of(CHECKED_PACK + ".pack", files.get(0), CHECKED_PACK + ".idx", files.get(1)) : pinned;
+                HostGit.Result result = sealed.run(links, args,
+                        Math.min(MAX_TIMEOUT_MILLIS, BASE_TIMEOUT_MILLIS + charged * 1000 / BYTES_PER_SECOND), memory);
                 String complaint = result.exit() == 0 ? ""
                         : complaint(result).replace(sealed.objectsPrefix(), "").replace(tree.root + "/", "");
-                checked = complaint.contains("Out of memory")
-                        ? new Checked(new byte[0], "not verified: git needed more than the " + (memory >> 30)
-                                + " GiB it may use; " + complaint)
-                        : new Checked(null, complaint);
+                if (result.exit() != 0 && outOfMemory(result)) {
+                    checked = new Checked(new byte[0], "not verified: git needed more than the " + (memory >> 30)
+                            + " GiB it may use; " + complaint);
+                } else if (result.exit() != 0 && borrowsObjects && key.kind().startsWith("commit-graph")) {
+                    checked = new Checked(new byte[0], "not verified: the repository borrows objects from its "
+                            + "alternates, which the audit does not check; " + complaint);
+                } else {
+                    checked = new Checked(null, complaint);
+                }
             } catch (HostGit.TimedOut e) {
                 checked = new Checked(new byte[0], "not verified: " + e.getMessage());
             } finally {
@@ -733,6 +785,21 @@ final class ForgedObjects {
             }
             return identities;
         }
+    }
+
+    /**
+     * Whether git stopped for want of memory, by its own words at the start of a line (a name in
+     * a message, the pack's included, can say anything, but never starts one): {@code xmalloc}'s
+     * "Out of memory", or a map that failed ({@code ENOMEM}, last on its line).
+     */
+    static boolean outOfMemory(HostGit.Result result) {
+        for (String line : result.stderr().split("\n")) {
+            if (line.startsWith("fatal: Out of memory") || line.startsWith("fatal: mmap failed")
+                    || line.startsWith("fatal: packfile ") && line.strip().endsWith("Cannot allocate memory")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The first lines git printed, its progress left out. */
