@@ -74,16 +74,25 @@ record Baseline(Path file, List<Finding> accepted, String acceptedAt) {
 
     /** Records {@code findings} as accepted for {@code tree}: written to a temporary file, then renamed. */
     static void save(Path file, Path tree, List<Finding> findings) throws IOException {
-        Files.createDirectories(file.getParent(),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("tree", tree.toString());
         document.put("accepted", Instant.now().toString());
         document.put("findings", findings.stream().map(Baseline::entry).toList());
+        writePrivately(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(document) + "\n");
+    }
+
+    /**
+     * Replaces {@code file}, beside the baseline, with {@code text}: written to a temporary file
+     * only its owner can read (in a directory only its owner can enter, made if missing), then
+     * renamed over it, so that no reader sees half of it.
+     */
+    static void writePrivately(Path file, String text) throws IOException {
+        Files.createDirectories(file.getParent(),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path temp = Files.createTempFile(file.getParent(), ".audit-", ".tmp",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try {
-            Files.writeString(temp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(document) + "\n");
+            Files.writeString(temp, text);
             try {
                 Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {

@@ -183,18 +183,8 @@ final class ForgedObjects {
                 .append(String.join(" ", key.files().stream().map(Identity::toString).toList())).append('\t')
                 .append(checked.hash() == null ? "-" : HEX.formatHex(checked.hash())).append('\t')
                 .append(checked.complaint()).append('\n'));
-        if (text.isEmpty() && !Files.exists(file, NOFOLLOW)) {
-            return;
-        }
-        Files.createDirectories(file.getParent());
-        Path temp = Files.createTempFile(file.getParent(), ".checked-", ".tmp",
-                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        try {
-            Files.writeString(temp, text, StandardCharsets.UTF_8);
-            Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        } finally {
-            Files.deleteIfExists(temp);
+        if (!text.isEmpty() || Files.exists(file, NOFOLLOW)) {
+            Baseline.writePrivately(file, text.toString());
         }
     }
 
