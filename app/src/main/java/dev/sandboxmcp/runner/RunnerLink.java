@@ -52,6 +52,7 @@ public final class RunnerLink implements ToolExecutor {
     private final BiFunction<String, Map<String, Object>, Duration> deadlines;
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final BriefSpin spin = BriefSpin.forThisMachine();
     private volatile Peer peer;
     private volatile Runnable onConnectionChange = () -> { };
 
@@ -334,6 +335,7 @@ public final class RunnerLink implements ToolExecutor {
             });
         }
         try {
+            spin.await(call.answer, pending.size() == 1);
             return call.answer.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             pending.remove(id);
