@@ -68,7 +68,7 @@ final class LinePager {
             case LineSeeker.Found found -> start = found.start();
         }
         LineScanner scanner = new LineScanner(Channels.newInputStream(file.position(start.offset())), start, size);
-        byte[] page = new byte[Math.min(maxBytes, LineScanner.BLOCK_BYTES)];
+        byte[] page = new byte[(int) Math.min(Math.min(maxBytes, LineScanner.BLOCK_BYTES), size - start.offset())];
         int filled = 0;
         int lineStartInPage = 0;
         long escaped = 0; // the page's size as JSON escapes it

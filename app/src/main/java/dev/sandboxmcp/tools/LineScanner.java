@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * Splits a byte stream into lines without holding one: it reads 64 KiB blocks and hands them out
- * as runs, each a stretch of one line's bytes within the current block (a line longer than a
- * block comes as several runs). A caller keeps the runs it wants and knows, for each, the line
+ * Splits a byte stream into lines without holding one: it reads blocks of 64 KiB (a shorter
+ * stream's length) and hands them out as runs, each a stretch of one line's bytes within the
+ * current block (a line longer than a block comes as several runs). A caller keeps the runs it wants and knows, for each, the line
  * number and byte offsets, so memory stays bounded whatever the line lengths.
  *
  * <p>A line ends after its {@code '\n'} (a {@code "\r\n"} ending stays in the bytes), or at the end
@@ -18,7 +18,7 @@ final class LineScanner {
 
     private final InputStream in;
     private final long streamEnd;
-    private final byte[] block = new byte[BLOCK_BYTES];
+    private final byte[] block;
     private int filled;
     private long blockOffset;
     private int from;
@@ -43,6 +43,7 @@ final class LineScanner {
         this.line = start.line();
         this.lineStart = start.offset();
         this.blockOffset = start.offset();
+        this.block = new byte[(int) Math.min(BLOCK_BYTES, Math.max(0, end - start.offset()))];
     }
 
     /** Moves to the next run; false at the end of the stream. */
