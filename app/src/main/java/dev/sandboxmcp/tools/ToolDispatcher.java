@@ -5,8 +5,6 @@ import dev.sandboxmcp.audit.AuditEvent.Outcome;
 import dev.sandboxmcp.audit.AuditLog;
 import dev.sandboxmcp.audit.CallStarted;
 import io.modelcontextprotocol.common.McpTransportContext;
-import io.modelcontextprotocol.json.McpJsonDefaults;
-import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
@@ -14,6 +12,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +45,8 @@ public final class ToolDispatcher {
     private final List<McpSchema.Tool> tools;
     private final ToolExecutor executor;
     private final AuditLog audit;
-    private final JsonSchemaValidator validator = McpJsonDefaults.getSchemaValidator();
+    private final Map<String, SchemaCheck> inputChecks = new HashMap<>();
+    private final Map<String, SchemaCheck> outputChecks = new HashMap<>();
 
     /**
      * @param definitions the tools as the server knows them ({@link ToolCatalog#definitions})
@@ -57,6 +57,12 @@ public final class ToolDispatcher {
         this.tools = definitions.tools();
         this.executor = executor;
         this.audit = audit;
+        for (McpSchema.Tool tool : tools) {
+            inputChecks.put(tool.name(), new SchemaCheck(tool.inputSchema()));
+            if (tool.outputSchema() != null) {
+                outputChecks.put(tool.name(), new SchemaCheck(tool.outputSchema()));
+            }
+        }
     }
 
     /** The tools this dispatcher carries calls of, with their call rules (for the HTTP layer's cancellation). */
@@ -108,10 +114,10 @@ public final class ToolDispatcher {
                 ? CallerAddress.UNKNOWN : c;
         long call = audit.nextCall();
         audit.started(new CallStarted(call, Instant.now(), name, target, caller.client(), caller.peer()));
-        JsonSchemaValidator.ValidationResponse validation = validator.validate(tool.inputSchema(), arguments);
-        ToolResponse response = validation.valid()
+        String invalid = inputChecks.get(name).problems(arguments);
+        ToolResponse response = invalid == null
                 ? checkedAgainstSchema(tool, target, executor.execute(name, arguments, progress, cancellation, keep))
-                : ToolResponse.failure(target, "invalid arguments for " + name + ": " + validation.errorMessage());
+                : ToolResponse.failure(target, "invalid arguments for " + name + ": " + invalid);
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         audit.record(new AuditEvent(call, Instant.now(), name, target, cancellation.cancelled() ? Outcome.CANCELLED : outcome(response),
                 response.exitCode(),
@@ -121,14 +127,15 @@ public final class ToolDispatcher {
 
     /** A result whose structured content does not match the tool's output schema becomes an error. */
     private ToolResponse checkedAgainstSchema(McpSchema.Tool tool, String target, ToolResponse response) {
-        if (response.error() || tool.outputSchema() == null) {
+        SchemaCheck output = outputChecks.get(tool.name());
+        if (response.error() || output == null) {
             return response;
         }
-        JsonSchemaValidator.ValidationResponse check = validator.validate(tool.outputSchema(), response.structured());
-        if (check.valid()) {
+        String malformed = response.structured() == null ? "no structured content" : output.problems(response.structured());
+        if (malformed == null) {
             return response;
         }
-        LOG.error("{} returned a result that does not match its output schema: {}", tool.name(), check.errorMessage());
+        LOG.error("{} returned a result that does not match its output schema: {}", tool.name(), malformed);
         return ToolResponse.failure(target, tool.name() + " produced a malformed result (the server logged "
                 + "it); its outcome is unknown: check before repeating the call");
     }

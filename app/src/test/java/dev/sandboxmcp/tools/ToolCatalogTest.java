@@ -175,6 +175,34 @@ class ToolCatalogTest {
         assertThat(executed).containsExactly("job_output", "job_input", "stop_job");
     }
 
+    /** What the runner answers is checked against the tool's output schema: off it, the client gets an error, never the result. */
+    @Test
+    void aResultOffItsOutputSchemaBecomesAnError() {
+        Map<String, Object> wellFormed = new java.util.HashMap<>(Map.of("path", "a.txt", "content", "x\n", "bytes", 2,
+                "first_line", 1, "lines", 1, "total_lines", 1, "total_lines_at_least", false, "has_more", false,
+                "line_truncated", false));
+        Map<String, Object> wrongType = new java.util.HashMap<>(wellFormed);
+        wrongType.put("bytes", "two");
+        Map<String, Object> missing = new java.util.HashMap<>(wellFormed);
+        missing.remove("content");
+        List<Map<String, Object>> answers = new ArrayList<>(java.util.Arrays.asList(wellFormed, wrongType, missing, null));
+        ToolExecutor executor = (tool, arguments, progress) -> ToolResponse.success("x\n", answers.removeFirst(), "a.txt", 2L);
+        ToolDispatcher dispatcher = new ToolDispatcher(ToolCatalog.definitions(Limits.defaults()), executor,
+                new AuditLog(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
+        McpSchema.Tool read = byName(Limits.defaults()).get("read_file");
+        McpSchema.CallToolRequest request = McpSchema.CallToolRequest.builder().name("read_file")
+                .arguments(new java.util.HashMap<>(Map.of("path", "a.txt"))).build();
+        McpSchema.CallToolResult passed = dispatcher.dispatch(read, request, null, Progress.NONE);
+        assertThat(passed.isError()).isFalse();
+        assertThat(passed.structuredContent()).isEqualTo(wellFormed);
+        for (String off : List.of("a wrong type", "a field missing", "no structured content")) {
+            McpSchema.CallToolResult refused = dispatcher.dispatch(read, request, null, Progress.NONE);
+            assertThat(refused.isError()).as(off).isTrue();
+            assertThat(refused.structuredContent()).as(off).isNull();
+            assertThat(text(refused)).as(off).contains("read_file produced a malformed result");
+        }
+    }
+
     static Map<?, ?> properties(McpSchema.Tool tool) {
         return (Map<?, ?>) tool.inputSchema().get("properties");
     }
