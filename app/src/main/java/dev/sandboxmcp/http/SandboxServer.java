@@ -142,6 +142,7 @@ public final class SandboxServer implements AutoCloseable {
                     addFilter(handler, cancellations, messagePath);
                 }
                 addFilter(handler, sessionStarts.streams(), config.path("/sse"));
+                addFilter(handler, new WholeAnswerFilter(), config.path("/mcp"));
                 addServlet(handler, streamableTransport, config.path("/mcp"));
                 addServlet(handler, sseTransport, config.path("/sse"), config.path("/message"));
             });

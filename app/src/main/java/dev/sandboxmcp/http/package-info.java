@@ -36,6 +36,9 @@
  *                                is known while its stream on <base>/sse is open
  *   CancellationFilter      202  notifications/cancelled, answered here; registers each
  *                                tools/call so that one (or a dropped request) cancels it
+ *   WholeAnswerFilter            <base>/mcp only: the SDK's flush held until the
+ *                                request ends, so an answer goes out in one write
+ *                                with its length, not as two chunks
  *     v
  *   transports (MCP Java SDK)    <base>/mcp: Streamable HTTP, stateless
  *                                <base>/sse, <base>/message: HTTP+SSE
