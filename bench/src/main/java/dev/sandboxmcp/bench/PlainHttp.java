@@ -8,7 +8,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -49,10 +48,8 @@ final class PlainHttp implements AutoCloseable {
                 .append("Content-Length: ").append(body.length).append("\r\n");
         headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
         head.append("\r\n");
-        byte[] headBytes = head.toString().getBytes(StandardCharsets.ISO_8859_1);
-        byte[] request = Arrays.copyOf(headBytes, headBytes.length + body.length);
-        System.arraycopy(body, 0, request, headBytes.length, body.length);
-        out.write(request); // one write, head and body, as the Node client sends them
+        out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+        out.write(body);
         out.flush();
         return read();
     }
