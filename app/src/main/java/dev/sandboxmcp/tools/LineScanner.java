@@ -6,8 +6,9 @@ import java.io.InputStream;
 /**
  * Splits a byte stream into lines without holding one: it reads blocks of 64 KiB (a shorter
  * stream's length) and hands them out as runs, each a stretch of one line's bytes within the
- * current block (a line longer than a block comes as several runs). A caller keeps the runs it wants and knows, for each, the line
- * number and byte offsets, so memory stays bounded whatever the line lengths.
+ * current block (a line longer than a block comes as several runs). A caller keeps the runs it
+ * wants and knows, for each, the line number and byte offsets, so memory stays bounded whatever
+ * the line lengths.
  *
  * <p>A line ends after its {@code '\n'} (a {@code "\r\n"} ending stays in the bytes), or at the end
  * of the stream: a last line without a newline is ended by one extra, empty run.
