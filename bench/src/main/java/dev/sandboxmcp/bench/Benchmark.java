@@ -74,7 +74,12 @@ public final class Benchmark {
     }
 
     private void run() throws Exception {
-        Path temp = Files.createTempDirectory("sandbox-mcp-bench-");
+        try (TempTree temp = TempTree.create("sandbox-mcp-bench-")) {
+            run(temp.path());
+        }
+    }
+
+    private void run(Path temp) throws Exception {
         Path workspace = Files.createDirectories(temp.resolve("workspace"));
         Files.writeString(workspace.resolve("file-4k.txt"), "0123456789abcdef".repeat(256));
         Path small = Files.createDirectories(workspace.resolve("small"));

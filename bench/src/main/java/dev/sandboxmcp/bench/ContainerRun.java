@@ -27,9 +27,9 @@ final class ContainerRun implements AutoCloseable {
     /** The published loopback port, where a front door reaches the server. */
     final int port;
     private final String name;
-    private final Path workspace;
+    private final TempTree workspace;
 
-    private ContainerRun(String name, Path workspace, long startMillis, Resident resident, String mcpUrl, int port) {
+    private ContainerRun(String name, TempTree workspace, long startMillis, Resident resident, String mcpUrl, int port) {
         this.name = name;
         this.workspace = workspace;
         this.startMillis = startMillis;
@@ -69,9 +69,9 @@ final class ContainerRun implements AutoCloseable {
     /** Starts the pair with a workspace holding {@code file-4k.txt}. */
     static ContainerRun start(String token, String basePath) throws Exception {
         String name = "sandbox-mcp-bench-" + ProcessHandle.current().pid();
-        Path workspace = Files.createTempDirectory("sandbox-mcp-bench-ws-");
+        TempTree workspace = TempTree.create("sandbox-mcp-bench-ws-");
         Files.writeString(workspace.resolve("file-4k.txt"), "0123456789abcdef".repeat(256));
-        for (Path path : List.of(workspace, workspace.resolve("file-4k.txt"))) {
+        for (Path path : List.of(workspace.path(), workspace.resolve("file-4k.txt"))) {
             Files.setAttribute(path, "unix:uid", 1000);
             Files.setAttribute(path, "unix:gid", 1000);
         }
@@ -88,7 +88,7 @@ final class ContainerRun implements AutoCloseable {
                 "--tmpfs", "/tmp:rw,noexec,nosuid,nodev,size=256m,uid=1000,gid=1000", "--shm-size", "16m",
                 // Stands in for the home volume: writable by the user, as compose mounts it.
                 "--tmpfs", "/home/sandbox:rw,nosuid,nodev,size=64m,uid=1000,gid=1000",
-                "-e", "MCP_RUNNER_SWEEP_ALL=true", "-v", workspace + ":/workspace:rw"));
+                "-e", "MCP_RUNNER_SWEEP_ALL=true", "-v", workspace.path() + ":/workspace:rw"));
         runner.addAll(locked);
         runner.add(RUNNER_IMAGE);
         Processes.run(runner);
@@ -112,7 +112,7 @@ final class ContainerRun implements AutoCloseable {
             return new ContainerRun(name, workspace, millis, resident, "http://127.0.0.1:" + port + basePath + "/mcp", port);
         } catch (Exception e) {
             remove(name);
-            deleteTree(workspace);
+            workspace.close();
             throw e;
         }
     }
@@ -137,17 +137,9 @@ final class ContainerRun implements AutoCloseable {
         }
     }
 
-    private static void deleteTree(Path dir) {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (Exception ignored) {
-            // a temporary directory; the system cleans it eventually
-        }
-    }
-
     @Override
     public void close() {
         remove(name);
-        deleteTree(workspace);
+        workspace.close();
     }
 }

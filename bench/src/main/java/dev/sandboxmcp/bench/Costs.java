@@ -49,7 +49,12 @@ public final class Costs {
     }
 
     static String section(Path root) throws Exception {
-        Path temp = Files.createTempDirectory("sandbox-mcp-costs-");
+        try (TempTree temp = TempTree.create("sandbox-mcp-costs-")) {
+            return section(root, temp.path());
+        }
+    }
+
+    private static String section(Path root, Path temp) throws Exception {
         Path workspace = Files.createDirectories(temp.resolve("workspace"));
         makeFiles(workspace);
         StringBuilder out = new StringBuilder();

@@ -17,16 +17,18 @@ final class FrontDoor implements AutoCloseable {
 
     final String mcpUrl;
     private final Process process;
+    private final TempTree dir;
 
-    private FrontDoor(String mcpUrl, Process process) {
+    private FrontDoor(String mcpUrl, Process process, TempTree dir) {
         this.mcpUrl = mcpUrl;
         this.process = process;
+        this.dir = dir;
     }
 
     static FrontDoor start(Path root, int serverPort, String basePath) throws Exception {
         List<String> install = Processes.run(List.of(root.resolve("infra/traefik/install.sh").toString())).lines().toList();
         Path binary = Path.of(install.getLast());
-        Path dir = Files.createTempDirectory("sandbox-mcp-bench-traefik-");
+        TempTree dir = TempTree.create("sandbox-mcp-bench-traefik-");
         Path dynamic = Files.createDirectories(dir.resolve("dynamic"));
         String route = Processes.run(List.of("env", "SANDBOX_PORT=" + serverPort,
                 root.resolve("infra/traefik/render.sh").toString(), "localhost"));
@@ -46,7 +48,7 @@ final class FrontDoor implements AutoCloseable {
                 """.formatted(https, ping, dynamic));
         Process process = Processes.start(List.of(binary.toString(), "--configFile=" + dir.resolve("traefik.yml")),
                 Map.of(), dir.resolve("traefik.log"));
-        FrontDoor door = new FrontDoor("https://localhost:" + https + basePath + "/mcp", process);
+        FrontDoor door = new FrontDoor("https://localhost:" + https + basePath + "/mcp", process, dir);
         try {
             Processes.millisUntilAnswers(System.nanoTime(), () -> Processes.healthy("http://127.0.0.1:" + ping + "/ping"),
                     Duration.ofSeconds(30));
@@ -55,8 +57,9 @@ final class FrontDoor implements AutoCloseable {
             Processes.millisUntilAnswers(System.nanoTime(), () -> routed(door.mcpUrl), Duration.ofSeconds(30));
             return door;
         } catch (Exception e) {
+            String log = Files.readString(dir.resolve("traefik.log"));
             door.close();
-            throw new IllegalStateException("Traefik did not start: " + Files.readString(dir.resolve("traefik.log")), e);
+            throw new IllegalStateException("Traefik did not start: " + log, e);
         }
     }
 
@@ -71,5 +74,11 @@ final class FrontDoor implements AutoCloseable {
     @Override
     public void close() {
         process.destroy();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        dir.close();
     }
 }

@@ -46,7 +46,12 @@ public final class Scaling {
 
     /** The Markdown section: one row per file size and place in it. */
     static String section(Path root, long[] sizesMb) throws Exception {
-        Path temp = Files.createTempDirectory("sandbox-mcp-scaling-");
+        try (TempTree temp = TempTree.create("sandbox-mcp-scaling-")) {
+            return section(root, sizesMb, temp.path());
+        }
+    }
+
+    private static String section(Path root, long[] sizesMb, Path temp) throws Exception {
         Path workspace = Files.createDirectories(temp.resolve("workspace"));
         StringBuilder out = new StringBuilder();
         out.append("## read_file scaling: a 100-line page in files of growing size\n\n");
