@@ -97,7 +97,7 @@ public final class Main {
                 AutoCloseable runner = startRunner(config, commandEnvironment(System.getenv()));
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(runner), "shutdown"));
                 if (config.parentPipe()) {
-                    exitWithParent();
+                    exitWithParent(config.socket());
                 }
             });
             default -> {
@@ -331,7 +331,7 @@ public final class Main {
     }
 
     /** The runner, as the server's child: when the server is gone its pipe ends, and so does the runner. */
-    private static void exitWithParent() {
+    private static void exitWithParent(Path socket) {
         Thread.ofPlatform().name("parent-pipe").daemon().start(() -> {
             try {
                 while (System.in.read() >= 0) {
@@ -339,6 +339,13 @@ public final class Main {
                 }
             } catch (IOException ended) {
                 // the same as the end
+            }
+            // A server that was killed (SIGKILL) could not remove its socket's private directory.
+            try {
+                Files.deleteIfExists(socket);
+                Files.deleteIfExists(socket.toAbsolutePath().getParent());
+            } catch (IOException notEmptyOrGone) {
+                // the server's own close removes what is left, if it still runs
             }
             System.exit(0);
         });

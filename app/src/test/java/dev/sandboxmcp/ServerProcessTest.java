@@ -116,6 +116,21 @@ public class ServerProcessTest {
         }
     }
 
+    /** The runner, the killed server's child, removes the socket and the private directory the server could not. */
+    @Test
+    void aServerKilledOutrightLeavesNoSocketDirectoryBehind() throws Exception {
+        try (Server server = Server.start(this, Map.of("MCP_AUTH_TOKEN", TOKEN), List.of())) {
+            ProcessHandle runner = server.process.toHandle().children().findFirst().orElseThrow();
+            String environ = Files.readString(Path.of("/proc/" + runner.pid() + "/environ"));
+            Path socket = Path.of(Stream.of(environ.split("\0")).filter(v -> v.startsWith("MCP_RUNNER_SOCKET="))
+                    .findFirst().orElseThrow().substring("MCP_RUNNER_SOCKET=".length()));
+            assertThat(socket).exists();
+            server.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            assertThat(runner.onExit().get(30, TimeUnit.SECONDS).isAlive()).isFalse();
+            assertThat(socket.getParent()).as("the killed server's socket directory").doesNotExist();
+        }
+    }
+
     @Test
     void valuesFromAClientCannotForgeALogOrAuditLine() throws Exception {
         // A request id and a cancel reason reach the log; each carries an audit line (the issue's, and a
