@@ -656,13 +656,22 @@ class EgressTest {
         // lines, and the flood's own refusals come after this one.
         String tunnel = "\"method\":\"CONNECT\",\"host\":\"allowed.test\",\"port\":\"443\",\"decision\":\"allowed\",\"status\":200,"
                 + "\"bytes_out\":" + (tunnelBytes + "CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n".length()) + ",";
-        long lineDeadline = System.nanoTime() + 10_000_000_000L;
+        // Here it comes within a second; once in a whole CI run it had not come after 10 s, so the wait is longer,
+        // and a failure says what the proxy still held.
+        long lineDeadline = System.nanoTime() + 30_000_000_000L;
         List<String> lines;
         do {
             lines = proxyLog().lines().filter(l -> l.contains("allowed.test")).toList();
         } while (lines.stream().noneMatch(l -> l.contains(tunnel)) && System.nanoTime() < lineDeadline && sleep(200));
-        assertThat(lines).as("the tunnel's audit line (its CONNECT and %d bytes), among %s", tunnelBytes, lines)
-                .filteredOn(l -> l.contains(tunnel)).hasSize(1);
+        if (lines.stream().noneMatch(l -> l.contains(tunnel))) {
+            String sockets = Commands.run(List.of("docker", "exec", proxyContainer, "cat", "/proc/net/tcp", "/proc/net/tcp6"),
+                    30).output();
+            String log = proxyLog();
+            throw new AssertionError("the tunnel's audit line (its CONNECT and " + tunnelBytes + " bytes) did not come in "
+                    + "30 s; the proxy's TCP sockets now:\n" + sockets + "\nits log's end:\n"
+                    + log.substring(Math.max(0, log.length() - 6000)));
+        }
+        assertThat(lines).filteredOn(l -> l.contains(tunnel)).hasSize(1);
         assertThat(curl("https://allowed.test/")).isEqualTo("upstream says hello\n\n200 200");
         return (String) result.get("stdout");
     }
