@@ -11,7 +11,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -99,46 +98,12 @@ final class ForgedObjects {
     private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
     private static final HexFormat HEX = HexFormat.of();
 
-    /** A file as its stat data says it is, the key under which what was checked of it is kept. */
-    record Identity(String fileKey, long size, long modifiedNanos, long changedNanos) {
-        static Identity of(Path file) throws IOException {
-            Map<String, Object> stat = Files.readAttributes(file, "unix:fileKey,size,lastModifiedTime,ctime");
-            return new Identity(String.valueOf(stat.get("fileKey")), (Long) stat.get("size"),
-                    ((FileTime) stat.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS),
-                    ((FileTime) stat.get("ctime")).to(TimeUnit.NANOSECONDS));
-        }
-
-        static Identity of(PinnedFile.Stat stat) {
-            return new Identity(stat.fileKey(), stat.size(), stat.modified().to(TimeUnit.NANOSECONDS),
-                    stat.changed().to(TimeUnit.NANOSECONDS));
-        }
-
-        static Identity of(OpenedFile opened) {
-            return new Identity(String.valueOf(opened.fileKey()), opened.size(), opened.modified().to(TimeUnit.NANOSECONDS),
-                    opened.changed().to(TimeUnit.NANOSECONDS));
-        }
-
-        /** As {@link #parse} reads it: {@code (dev=...,ino=...)/size/modified/changed}. */
-        @Override
-        public String toString() {
-            return fileKey + "/" + size + "/" + modifiedNanos + "/" + changedNanos;
-        }
-
-        static Identity parse(String text) {
-            String[] fields = text.split("/");
-            if (fields.length != 4 || !fields[0].startsWith("(dev=")) {
-                throw new IllegalArgumentException("not an identity: " + text);
-            }
-            return new Identity(fields[0], Long.parseLong(fields[1]), Long.parseLong(fields[2]), Long.parseLong(fields[3]));
-        }
-    }
-
     /** What a check found: the hash of a loose object's content, or git's complaint (empty: none). */
     private record Checked(byte[] hash, String complaint) {
     }
 
     /** What was checked: the kind of check ({@code loose}, or git's command) and the files it read. */
-    private record Key(String kind, List<Identity> files) {
+    private record Key(String kind, List<FileIdentity> files) {
     }
 
     /** Loose objects (one identity) and git's checks (the identities of every file it read), kept between rounds. */
@@ -164,7 +129,7 @@ final class ForgedObjects {
                 if (fields.length != 4) {
                     continue;
                 }
-                List<Identity> read = Arrays.stream(fields[1].split(" ")).map(Identity::parse).toList();
+                List<FileIdentity> read = Arrays.stream(fields[1].split(" ")).map(FileIdentity::parse).toList();
                 KEPT.keepLasting(new Key(fields[0], read),
                         new Checked(fields[2].equals("-") ? null : HEX.parseHex(fields[2]), fields[3]));
             } catch (IllegalArgumentException unreadable) {
@@ -180,7 +145,7 @@ final class ForgedObjects {
     static void saveChecked(Path file) throws IOException {
         StringBuilder text = new StringBuilder();
         KEPT.lastingInUse().forEach((key, checked) -> text.append(key.kind()).append('\t')
-                .append(String.join(" ", key.files().stream().map(Identity::toString).toList())).append('\t')
+                .append(String.join(" ", key.files().stream().map(FileIdentity::toString).toList())).append('\t')
                 .append(checked.hash() == null ? "-" : HEX.formatHex(checked.hash())).append('\t')
                 .append(checked.complaint()).append('\n'));
         if (!text.isEmpty() || Files.exists(file, NOFOLLOW)) {
@@ -352,12 +317,12 @@ final class ForgedObjects {
     /** The hash of what the loose object {@code file} holds, kept for its identity. */
     private byte[] looseObjectHash(Workspace files, Path file, boolean sha256, boolean writtenBack) throws IOException {
         long now = KeptResults.now();
-        Checked kept = KEPT.get(new Key(LOOSE, List.of(Identity.of(file))), now);
+        Checked kept = KEPT.get(new Key(LOOSE, List.of(FileIdentity.of(file))), now);
         if (kept != null) {
             return kept.hash();
         }
         try (OpenedFile opened = files.openFileVersion(file.getFileName().toString())) {
-            List<Identity> read = List.of(Identity.of(opened));
+            List<FileIdentity> read = List.of(FileIdentity.of(opened));
             byte[] hash = inflatedHash(opened, sha256);
             KEPT.keep(new Key(LOOSE, read), new Checked(hash, ""), read.getFirst().changedNanos(), now, writtenBack);
             return hash;
@@ -462,7 +427,7 @@ final class ForgedObjects {
                 String name = index.getFileName().toString();
                 if (name.indexOf('\uFFFD') >= 0) {
                     tree.add(index, UNREAD, "a name that is not UTF-8: git reads it, the audit cannot; the file "
-                            + Identity.of(index));
+                            + FileIdentity.of(index));
                     continue;
                 }
                 String base = name.substring(0, name.length() - ".idx".length());
@@ -542,7 +507,7 @@ final class ForgedObjects {
                 }
                 if (read.changedPaths()) {
                     tree.add(checks.objects.resolve(file.getKey()), CHANGED_PATHS,
-                            "the file " + Identity.of(file.getValue().stat()));
+                            "the file " + FileIdentity.of(file.getValue().stat()));
                 }
             }
             if (looseCommits > MAX_LOOSE_COMMITS) {
@@ -663,7 +628,7 @@ final class ForgedObjects {
                         return;
                     }
                 }
-                List<Identity> read = identities(pinned);
+                List<FileIdentity> read = identities(pinned);
                 long charged = 0; // what git works through: the files asked for, and of the rest all but packs' data
                 int n = 0;
                 for (String name : pinned.keySet()) {
@@ -725,7 +690,7 @@ final class ForgedObjects {
                 gitNanos += System.nanoTime() - started;
             }
             if (key.files().equals(identities(pinned))) {
-                long latest = key.files().stream().mapToLong(Identity::changedNanos).max().orElse(now);
+                long latest = key.files().stream().mapToLong(FileIdentity::changedNanos).max().orElse(now);
                 KEPT.keep(key, checked, latest, now, writtenBack && checked.hash() == null);
             }
             return checked;
@@ -768,10 +733,10 @@ final class ForgedObjects {
             }
         }
 
-        private static List<Identity> identities(Map<String, PinnedFile> pinned) throws IOException {
-            List<Identity> identities = new ArrayList<>();
+        private static List<FileIdentity> identities(Map<String, PinnedFile> pinned) throws IOException {
+            List<FileIdentity> identities = new ArrayList<>();
             for (PinnedFile pin : pinned.values()) {
-                identities.add(Identity.of(pin.stat()));
+                identities.add(FileIdentity.of(pin.stat()));
             }
             return identities;
         }

@@ -18,7 +18,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Changes git does not see: a file whose content is not the object its index entry names, while
@@ -67,10 +66,11 @@ final class UnseenEdits {
      */
     private static final KeptResults<Seen, Hashes> KEPT = new KeptResults<>(200_000);
 
-    /** A file as its stat data says it is; any write gives it another (see above for when it does not). */
-    /** Keyed by the file's identity (device and inode), not its path: a path can be 4 KiB, and links share content. */
-    private record Seen(Object fileKey, long size, long modifiedNanos, long changedNanos, boolean sha256,
-            boolean crlfAsLf) {
+    /**
+     * A file (by its identity, not its path: a path can be 4 KiB, and links share content) and how
+     * it was hashed.
+     */
+    private record Seen(FileIdentity file, boolean sha256, boolean crlfAsLf) {
     }
 
     /**
@@ -259,16 +259,15 @@ final class UnseenEdits {
             if (!(regular || link && entry.symbolicLink()) || !gitTrusts(entry, stat, size, modified, changed)) {
                 return null;
             }
-            Seen seen = new Seen(stat.get("fileKey"), size, modified.to(TimeUnit.NANOSECONDS),
-                    changed.to(TimeUnit.NANOSECONDS), sha256, settings.crlfAsLf());
+            Seen seen = new Seen(FileIdentity.of(stat), sha256, settings.crlfAsLf());
             long now = KeptResults.now();
             Hashes kept = KEPT.get(seen, now);
             if (kept != null) {
                 return kept;
             }
             // a regular file at a link's entry: git trusts it when core.symlinks is false
-            Hashes hashes = link ? linkHashes(file) : fileHashes(file, seen);
-            KEPT.keep(seen, hashes, seen.changedNanos(), now, false);
+            Hashes hashes = link ? linkHashes(file) : fileHashes(file, seen.file());
+            KEPT.keep(seen, hashes, seen.file().changedNanos(), now, false);
             return hashes;
         }
 
@@ -306,7 +305,7 @@ final class UnseenEdits {
         }
 
         /** The file's blob names, read through the tree's confined opening. */
-        private Hashes fileHashes(Path file, Seen seen) throws IOException {
+        private Hashes fileHashes(Path file, FileIdentity seen) throws IOException {
             if (seen.size() > MAX_FILE_BYTES) {
                 throw new IOException("larger than " + (MAX_FILE_BYTES >> 20) + " MiB, not read");
             }
@@ -339,9 +338,8 @@ final class UnseenEdits {
             }
         }
 
-        private void requireSame(Seen seen, OpenedFile opened) throws Changed {
-            if (!opened.fileKey().equals(seen.fileKey()) || opened.size() != seen.size() || opened.modified().to(TimeUnit.NANOSECONDS) != seen.modifiedNanos()
-                    || opened.changed().to(TimeUnit.NANOSECONDS) != seen.changedNanos()) {
+        private void requireSame(FileIdentity seen, OpenedFile opened) throws Changed {
+            if (!FileIdentity.of(opened).equals(seen)) {
                 throw new Changed();
             }
         }

@@ -186,7 +186,7 @@ class ForgedObjectsTest {
             data = packs.filter(path -> path.toString().endsWith(".pack")).findFirst().orElseThrow();
         }
         Path index = data.resolveSibling(data.getFileName().toString().replace(".pack", ".idx"));
-        String identities = ForgedObjects.Identity.of(data) + " " + ForgedObjects.Identity.of(index);
+        String identities = FileIdentity.of(data) + " " + FileIdentity.of(index);
         Path saved = temp.resolve("state/audit-x-checked.tsv");
         Files.createDirectories(saved.getParent());
         Files.writeString(saved, "not a line\nindex-pack\t(dev=1,ino=2)/x/1/1\t-\t\nindex-pack\t" + identities
