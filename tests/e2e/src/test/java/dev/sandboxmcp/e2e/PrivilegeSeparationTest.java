@@ -4,16 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -162,6 +168,9 @@ class PrivilegeSeparationTest {
      * {@code pgrep} may miss a chain (a generation dies between the listing and its reading), and
      * the last pid handed out wraps around many times a second, so each generation adds one to a
      * counter in a shared file mapping: the count grows by thousands a second while a chain lives.
+     * The chains can hold every pid (zombies not yet reaped count), so the planting command forks
+     * nothing once they run: it becomes {@code sleep} by {@code exec}, and the test reads the
+     * counter from the host's side of the workspace meanwhile.
      */
     @Test
     void forkChainsOfEveryKindAreSweptAfterTheCommand() throws Exception {
@@ -191,13 +200,18 @@ class PrivilegeSeparationTest {
                 """;
         String generationsInHalfASecond = "a=$(od -An -tu8 -N8 chain.count); sleep 0.5; b=$(od -An -tu8 -N8 chain.count); "
                 + "echo $((b - a))";
-        Map<String, Object> plant = Mcp.run(client, "cat > chain.c <<'EOF'\n" + source + "EOF\n"
+        Path counter = deployment.workspace.resolve("chain.count");
+        Files.deleteIfExists(counter);
+        // On a thread of its own, not the common pool: the client's transport uses that.
+        CompletableFuture<Map<String, Object>> planting = CompletableFuture.supplyAsync(() -> Mcp.run(client,
+                "cat > chain.c <<'EOF'\n" + source + "EOF\n"
                 + "cc -O2 -pthread -o chain chain.c || exit 1\n" // in the workspace: the runner's /tmp is noexec
                 + "for kind in 0 1 2; do setsid env -i ./chain $kind </dev/null >/dev/null 2>&1 & done\n"
-                + "sleep 0.5; " + generationsInHalfASecond, 60);
-        System.out.println("planting fork chains: " + plant);
-        assertThat(Long.parseLong(((String) plant.get("stdout")).strip())).as("generations in 0.5 s while the chains ran")
-                .isGreaterThan(200);
+                + "exec sleep 5", 60), task -> Thread.ofVirtual().start(task));
+        long whileRunning = generationsInHalfASecond(counter, planting);
+        Map<String, Object> plant = planting.get(90, TimeUnit.SECONDS);
+        System.out.println("planting fork chains: " + plant + "; generations in 0.5 s while the chains ran: " + whileRunning);
+        assertThat(whileRunning).as("generations in 0.5 s while the chains ran").isGreaterThan(200);
 
         long planted = System.nanoTime();
         int calls = 0;
@@ -219,6 +233,24 @@ class PrivilegeSeparationTest {
         assertThat(generations).as("generations in 0.5 s, 30 s after the chains were planted").isEqualTo("0");
         assertThat(sh("pgrep -c -x chain || true")).isEqualTo("0\n");
         assertThat(ComposeDeployment.restarts(deployment.runner)).isZero();
+    }
+
+    /** How far the chains' counter moves in 0.5 s, read from the host once it exists (while {@code planting} runs). */
+    static long generationsInHalfASecond(Path counter, CompletableFuture<?> planting) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!(Files.exists(counter) && Files.size(counter) == 8) && System.nanoTime() < deadline) {
+            if (planting.isDone()) {
+                throw new AssertionError("the planting command ended before the chains counted: " + planting.get());
+            }
+            Thread.sleep(20);
+        }
+        long before = count(counter);
+        Thread.sleep(500);
+        return count(counter) - before;
+    }
+
+    static long count(Path counter) throws IOException {
+        return ByteBuffer.wrap(Files.readAllBytes(counter)).order(ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
     @Test
