@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,7 +46,7 @@ class IdleSweepTest {
 
     private void killGroups() throws Exception {
         for (long group : groups) {
-            new ProcessBuilder("kill", "-KILL", "--", "-" + group).start().waitFor();
+            startWhenAPidIsFree(new ProcessBuilder("kill", "-KILL", "--", "-" + group)).waitFor();
         }
         groups.clear();
     }
@@ -223,7 +224,7 @@ class IdleSweepTest {
             List<Process> reapers = new ArrayList<>();
             Set<Long> sessions = new HashSet<>();
             for (int i = 0; i < 8; i++) {
-                Process reaper = new ProcessBuilder(chain.toString()).redirectErrorStream(true).start();
+                Process reaper = startWhenAPidIsFree(new ProcessBuilder(chain.toString()).redirectErrorStream(true));
                 started.add(reaper.pid());
                 reapers.add(reaper);
                 String session = new BufferedReader(new InputStreamReader(reaper.getInputStream(), StandardCharsets.US_ASCII))
@@ -248,6 +249,26 @@ class IdleSweepTest {
             killGroups();
         }
         System.out.printf("fork chains whose generations %s: %d of %d sweeps cut short%n", generation, cutShort, allSweeps);
+    }
+
+    /**
+     * Starts a process (a chain's reaper, a kill). The chains' zombies can take every pid the
+     * kernel has (32,768 here) until their reapers catch up, and a start then fails with EAGAIN;
+     * that is the machine's state for a moment, not what is tested, so the start is tried again
+     * for a while.
+     */
+    private static Process startWhenAPidIsFree(ProcessBuilder builder) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                return builder.start();
+            } catch (IOException e) {
+                if (!String.valueOf(e.getMessage()).contains("Resource temporarily unavailable") || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
+        }
     }
 
     /**
