@@ -69,6 +69,13 @@ class RequestFramingTest {
         return answer == null ? 0 : answer.status();
     }
 
+    /** The call was read and its command ran (in one CI run a 200 came without the marker: the answer says why). */
+    static void assertRan(RawHttp.Response answer) {
+        assertThat(answer).isNotNull();
+        assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+        assertThat(answer.body()).contains("\"exit_code\":0");
+    }
+
     /** A refusal Jetty's parser makes is in the JSON-RPC shape of every other, naming what it refused. */
     static void assertProblem(RawHttp.Response answer, String names) {
         assertThat(answer.head()).as(answer.head()).containsIgnoringCase("Content-Type: application/json");
@@ -177,11 +184,11 @@ class RequestFramingTest {
     @Test
     void plainChunkedAndPlainLengthStillWork() throws Exception {
         String body = touch("chunked-ran");
-        assertThat(statusOf(head("\r\n", "Transfer-Encoding: chunked\r\n") + chunked(body))).isEqualTo(200);
+        assertRan(answerTo(head("\r\n", "Transfer-Encoding: chunked\r\n") + chunked(body)));
         body = touch("upper-case-chunked-ran");
-        assertThat(statusOf(head("\r\n", "Transfer-Encoding: Chunked\r\n") + chunked(body))).isEqualTo(200);
+        assertRan(answerTo(head("\r\n", "Transfer-Encoding: Chunked\r\n") + chunked(body)));
         body = touch("length-ran");
-        assertThat(statusOf(head("\r\n", "Content-Length: " + body.length() + "\r\n") + body)).isEqualTo(200);
+        assertRan(answerTo(head("\r\n", "Content-Length: " + body.length() + "\r\n") + body));
         assertThat(server.workspace.resolve("chunked-ran")).exists();
         assertThat(server.workspace.resolve("upper-case-chunked-ran")).exists();
         assertThat(server.workspace.resolve("length-ran")).exists();
