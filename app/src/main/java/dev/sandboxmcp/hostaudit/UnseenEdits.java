@@ -246,7 +246,7 @@ final class UnseenEdits {
             }
             Map<String, Object> stat;
             try {
-                stat = Files.readAttributes(file, "unix:fileKey,ino,uid,gid,size,lastModifiedTime,ctime,mode", NOFOLLOW);
+                stat = Files.readAttributes(file, FileIdentity.ATTRIBUTES + ",ino,uid,gid,mode", NOFOLLOW);
             } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException gone) {
                 return null;
             }

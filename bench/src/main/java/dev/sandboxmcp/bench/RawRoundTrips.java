@@ -40,7 +40,7 @@ final class RawRoundTrips {
         long end = warmEnd + measure.toNanos();
         // Platform threads: a virtual one blocked in a read is woken through the JDK's poller and
         // then scheduled on a carrier, hand-offs per answer that are the client's cost, not the
-        // server's (BENCHMARKS.md, "The Java client's threads").
+        // server's (BENCHMARKS.md, "The Java plain client on platform threads").
         try (ExecutorService pool = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().factory())) {
             List<Future<?>> futures = new ArrayList<>();
             for (int i = 0; i < clients; i++) {

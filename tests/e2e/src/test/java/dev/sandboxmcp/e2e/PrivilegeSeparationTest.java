@@ -208,7 +208,7 @@ class PrivilegeSeparationTest {
                 + "cc -O2 -pthread -o chain chain.c || exit 1\n" // in the workspace: the runner's /tmp is noexec
                 + "for kind in 0 1 2; do setsid env -i ./chain $kind </dev/null >/dev/null 2>&1 & done\n"
                 + "exec sleep 5", 60), task -> Thread.ofVirtual().start(task));
-        long whileRunning = generationsInHalfASecond(counter, planting);
+        long whileRunning = generationsSeenFromTheHost(counter, planting);
         Map<String, Object> plant = planting.get(90, TimeUnit.SECONDS);
         System.out.println("planting fork chains: " + plant + "; generations in 0.5 s while the chains ran: " + whileRunning);
         assertThat(whileRunning).as("generations in 0.5 s while the chains ran").isGreaterThan(200);
@@ -236,13 +236,16 @@ class PrivilegeSeparationTest {
     }
 
     /** How far the chains' counter moves in 0.5 s, read from the host once it exists (while {@code planting} runs). */
-    static long generationsInHalfASecond(Path counter, CompletableFuture<?> planting) throws Exception {
+    static long generationsSeenFromTheHost(Path counter, CompletableFuture<?> planting) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!(Files.exists(counter) && Files.size(counter) == 8) && System.nanoTime() < deadline) {
             if (planting.isDone()) {
                 throw new AssertionError("the planting command ended before the chains counted: " + planting.get());
             }
             Thread.sleep(20);
+        }
+        if (!(Files.exists(counter) && Files.size(counter) == 8)) {
+            throw new AssertionError("the chains had not made their counter after 60 s");
         }
         long before = count(counter);
         Thread.sleep(500);
